@@ -1,0 +1,55 @@
+# fluxdrive - developer entry points. Needs only python3 (3.11+), git and make.
+#
+#   make test     bootstrap .venv with the dev extras, then lint, type-check, test
+#   make bench    run every benchmark in bench/ and print its figures
+#   make lock     re-pin requirements*.lock from pyproject.toml
+#   make docs     regenerate the CLI reference in README.md from --help
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip --disable-pip-version-check
+RUNTIME_STAMP := $(VENV)/.runtime-installed
+DEV_STAMP := $(VENV)/.dev-installed
+
+.PHONY: test lint typecheck unit bench lock docs clean
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "fluxdrive needs Python 3.11 or newer: run make PYTHON=python3.11 ...")'
+	$(PYTHON) -m venv $(VENV)
+
+$(RUNTIME_STAMP): requirements.lock pyproject.toml | $(BIN)/python
+	$(PIP) install --quiet -r requirements.lock
+	$(PIP) install --quiet --no-deps --no-build-isolation -e .
+	@touch $@
+
+$(DEV_STAMP): requirements-dev.lock pyproject.toml | $(BIN)/python
+	$(PIP) install --quiet -r requirements-dev.lock
+	$(PIP) install --quiet --no-deps --no-build-isolation -e .
+	@touch $@ $(RUNTIME_STAMP)
+
+lint: $(DEV_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(DEV_STAMP)
+	$(BIN)/mypy
+
+unit: $(DEV_STAMP)
+	$(BIN)/pytest
+
+test: lint typecheck unit
+
+bench: $(DEV_STAMP)
+	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+docs: $(DEV_STAMP)
+	$(BIN)/python -m fluxdrive.cli.reference --write README.md
+
+lock: | $(BIN)/python
+	$(PIP) install --quiet pip-tools
+	$(BIN)/pip-compile --quiet --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links --extra build -o requirements.lock pyproject.toml
+	$(BIN)/pip-compile --quiet --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links --extra build --extra dev -o requirements-dev.lock pyproject.toml
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis

@@ -1,0 +1,5 @@
+"""``python -m fluxdrive``."""
+
+from fluxdrive.cli import run
+
+run()

@@ -1,0 +1,135 @@
+"""What an agent is: a markdown file with YAML front matter.
+
+ARCHITECTURE.md "Agent definitions". The front matter carries everything the
+deterministic orchestrator needs (identity, the keywords triage scores with,
+routing for slicing, adjacency for expansion, dropout exemption, which
+offline analyzer checks back it, model hints); the body is the reviewer's
+instructions for LLM runtimes.
+
+Example front matter::
+
+    ---
+    name: fd-safety
+    kind: review
+    prefix: SF
+    description: Security and deployment risk - injection, credentials, trust boundaries.
+    concerns: [security, auth, credential, injection, secret]
+    prefilter: {keywords: [security, auth, password, deploy]}
+    routing:
+      priority_globs: ["**/auth/**", "**/*secret*"]
+      hunk_keywords: [password, token]
+    adjacent: [fd-correctness, fd-architecture]
+    exempt_from_dropout: true
+    static: {ruff: [S], secrets: true}
+    tier: strong
+    ---
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+AgentKind = Literal["review", "research"]
+AgentCategory = Literal["builtin", "project", "cross-model"]
+Origin = Literal["builtin", "project"]
+
+NAME_PATTERN = r"^[a-z0-9][a-z0-9-]{1,62}$"
+PREFIX_PATTERN = r"^[A-Z]{2,3}$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _lower_unique(values: list[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for value in values:
+        text = value.strip()
+        if not text:
+            raise ValueError("entries must not be empty")
+        seen.setdefault(text.lower(), None)
+    return list(seen)
+
+
+class Prefilter(_Strict):
+    """When the agent is even considered for a file or directory input.
+
+    ``always`` agents pass unconditionally; otherwise the input must mention
+    one of ``keywords``, or be a document of one of ``document_types``, or
+    belong to one of ``domains``.
+    """
+
+    always: bool = False
+    keywords: list[str] = Field(default_factory=list)
+    document_types: list[str] = Field(default_factory=list)
+    domains: list[str] = Field(default_factory=list)
+
+    _norm = field_validator("keywords")(_lower_unique)
+
+
+class Routing(_Strict):
+    """What content is priority for the agent when inputs are sliced."""
+
+    cross_cutting: bool = False
+    priority_globs: list[str] = Field(default_factory=list)
+    hunk_keywords: list[str] = Field(default_factory=list)
+    section_keywords: list[str] = Field(default_factory=list)
+    always_priority_keywords: list[str] = Field(default_factory=list)
+    critical_globs: list[str] = Field(default_factory=list)
+
+
+class StaticChecks(_Strict):
+    """Which offline analyzer checks back the agent under the static runtime.
+
+    ``ruff`` lists rule-code prefixes; ``ast_grep`` lists rule ids or tags of
+    the rules shipped in ``fluxdrive/data/rules``; ``checks`` names built-in
+    Python-AST and document checks. ``offline`` is False for agents that
+    need the web or a model (they are skipped, with a note, offline).
+    """
+
+    offline: bool = True
+    ruff: list[str] = Field(default_factory=list)
+    ast_grep: list[str] = Field(default_factory=list)
+    lizard: bool = False
+    secrets: bool = False
+    checks: list[str] = Field(default_factory=list)
+
+
+class AgentDefinition(_Strict):
+    """A validated agent definition (front matter + instructions)."""
+
+    name: str = Field(pattern=NAME_PATTERN)
+    kind: AgentKind = "review"
+    category: AgentCategory
+    prefix: str = Field(pattern=PREFIX_PATTERN)
+    description: str = Field(min_length=10, max_length=300)
+    domains: list[str] = Field(default_factory=list)
+    concerns: list[str] = Field(min_length=1)
+    prefilter: Prefilter = Field(default_factory=Prefilter)
+    routing: Routing = Field(default_factory=Routing)
+    adjacent: list[str] = Field(default_factory=list)
+    exempt_from_dropout: bool = False
+    static: StaticChecks = Field(default_factory=StaticChecks)
+    tier: Literal["strong", "balanced", "fast"] = "balanced"
+    runtime: str | None = None
+    model: str | None = None
+    instructions: str = Field(min_length=200)
+    origin: Origin = "builtin"
+    source: Path
+
+    _norm_concerns = field_validator("concerns")(_lower_unique)
+
+    @field_validator("adjacent")
+    @classmethod
+    def _not_self_adjacent(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise ValueError("adjacent agents must be listed once each")
+        return value
+
+    @property
+    def short_name(self) -> str:
+        """``fd-safety`` -> ``safety``: the name used in adjacency tables."""
+        return self.name.removeprefix("fd-")

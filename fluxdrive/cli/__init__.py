@@ -1,0 +1,74 @@
+"""The command-line interface and its single error boundary.
+
+:func:`main` runs a command and returns its exit code; it is the only place
+where exceptions become messages. A :class:`~fluxdrive.errors.FluxdriveError`
+or a usage mistake prints one line on stderr (exit 2, or the error's own
+code); anything unexpected prints one line too, and its traceback only with
+``--debug`` (or ``FLUXDRIVE_DEBUG=1``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+import typer
+
+from fluxdrive.errors import EXIT_INTERRUPTED, EXIT_NO_VERDICT, EXIT_USAGE, FluxdriveError
+
+PROG = "fluxdrive"
+
+
+def _usage_line(exc: typer.TyperException) -> str:
+    ctx = getattr(exc, "ctx", None)
+    where = ctx.command_path if ctx is not None else PROG
+    message = " ".join(str(exc.format_message()).split())  # type: ignore[attr-defined]
+    message = (message[:1].lower() + message[1:]).rstrip(".")
+    return f"{PROG}: error: {where}: {message} (see '{where} --help')"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    from fluxdrive.cli.app import app
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args or os.environ.get("FLUXDRIVE_DEBUG") == "1"
+    command = typer.main.get_command(app)
+    try:
+        result = command.main(args, prog_name=PROG, standalone_mode=False)
+    except FluxdriveError as exc:
+        if debug:
+            raise
+        sys.stderr.write(f"{PROG}: error: {exc.one_line()}\n")
+        return exc.exit_code
+    except typer.Exit as exc:
+        return int(exc.exit_code or 0)
+    except typer.Abort:
+        sys.stderr.write(f"{PROG}: aborted\n")
+        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{PROG}: interrupted\n")
+        return EXIT_INTERRUPTED
+    except typer.TyperException as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            sys.stdout.write(str(exc.format_message()) + "\n")  # type: ignore[attr-defined]
+            return 0
+        sys.stderr.write(_usage_line(exc) + "\n")
+        return int(getattr(exc, "exit_code", EXIT_USAGE) or EXIT_USAGE)
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:
+        if debug:
+            raise
+        sys.stderr.write(
+            f"{PROG}: internal error: {type(exc).__name__}: {' '.join(str(exc).split())} "
+            "(rerun with --debug for the traceback, and please report it)\n"
+        )
+        return EXIT_NO_VERDICT
+    return result if isinstance(result, int) else 0
+
+
+def run() -> None:
+    """Console-script entry point."""
+    sys.exit(main())

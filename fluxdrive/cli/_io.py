@@ -1,0 +1,27 @@
+"""How commands print: results to stdout, warnings to stderr, JSON stably."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+
+def out(text: str) -> None:
+    """Write ``text`` to stdout, adding a final newline if it lacks one."""
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def warn(text: str) -> None:
+    """One ``fluxdrive: warning:`` line on stderr."""
+    sys.stderr.write(f"fluxdrive: warning: {' '.join(text.split())}\n")
+
+
+def note(text: str) -> None:
+    """One ``fluxdrive:`` informational line on stderr (keeps stdout clean)."""
+    sys.stderr.write(f"fluxdrive: {' '.join(text.split())}\n")
+
+
+def out_json(data: Any) -> None:
+    """Print ``data`` as indented JSON."""
+    out(json.dumps(data, indent=2, ensure_ascii=False))

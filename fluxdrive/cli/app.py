@@ -1,0 +1,54 @@
+"""The root ``fluxdrive`` command: global options and the command groups.
+
+Each group lives in its own module and stays thin: parse, call the library,
+print. Errors are not handled here but in the single boundary in
+``fluxdrive.cli.main``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from fluxdrive import __version__
+from fluxdrive.cli import agents, config, findings, verdicts
+
+app = typer.Typer(
+    name="fluxdrive",
+    help=(
+        "fluxdrive runs a team of specialist reviewers over code, documents and diffs, "
+        "lets them share critical findings while they work, and merges what they found "
+        "into one deterministic verdict. Exit codes: 0 ok (verdict below --fail-on), "
+        "1 verdict at or above --fail-on, 2 usage or input error, 3 no verdict possible."
+    ),
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    no_args_is_help=True,
+)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"fluxdrive {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show tracebacks for unexpected errors.")
+    ] = False,
+) -> None:
+    """Global options (handled before any command runs)."""
+
+
+app.add_typer(findings.app, name="findings")
+app.add_typer(verdicts.app, name="verdicts")
+app.add_typer(config.app, name="config")
+app.add_typer(agents.app, name="agents")

@@ -1,0 +1,286 @@
+"""Build the effective configuration from its layers, remembering who set what.
+
+Layers, later wins (ARCHITECTURE.md "Configuration"):
+
+1. built-in defaults (the numbers of PROTOCOL.md),
+2. the user file ``$XDG_CONFIG_HOME/fluxdrive/config.toml``
+   (``~/.config/fluxdrive/config.toml``),
+3. the project file ``PROJECT_ROOT/.fluxdrive/config.toml``,
+4. environment variables ``FLUXDRIVE_<SECTION>__<KEY>`` (value parsed as a
+   TOML literal, else taken as a string),
+5. flags given to a command (``--set section.key=value`` and options such as
+   ``--max-concurrency``).
+
+Every leaf value remembers the layer that set it, so ``fluxdrive config
+show`` can print its source and an invalid value is reported as one line
+naming the file (or variable), the key and the problem.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, get_origin
+
+from pydantic import BaseModel, ValidationError
+
+from fluxdrive.config.model import Config
+from fluxdrive.errors import ConfigError, InputError
+
+ENV_PREFIX = "FLUXDRIVE_"
+DEFAULT_SOURCE = "default"
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    """One configuration layer as consulted: its name, where, and if present."""
+
+    name: str
+    location: str
+    present: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedConfig:
+    """The effective config, each leaf key's source, and the layers consulted."""
+
+    config: Config
+    sources: Mapping[str, str]
+    layers: tuple[Layer, ...]
+
+    def source_of(self, key: str) -> str:
+        """The layer that set ``key`` (a dotted path), or 'default'."""
+        probe = key
+        while probe:
+            if probe in self.sources:
+                return self.sources[probe]
+            probe = probe.rpartition(".")[0]
+        return DEFAULT_SOURCE
+
+    def items(self) -> list[tuple[str, Any, str]]:
+        """(dotted key, value, source) for every leaf, in model order."""
+        rows: list[tuple[str, Any, str]] = []
+        for key, value in _leaves(self.config.model_dump(mode="json")):
+            rows.append((key, value, self.source_of(key)))
+        return rows
+
+
+def _leaves(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for key, value in data.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, Mapping) and value:
+            out.extend(_leaves(value, dotted + "."))
+        else:
+            out.append((dotted, value))
+    return out
+
+
+def user_config_path(env: Mapping[str, str]) -> Path:
+    """``$XDG_CONFIG_HOME/fluxdrive/config.toml`` (default ``~/.config``)."""
+    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".config")
+    return Path(base) / "fluxdrive" / "config.toml"
+
+
+def project_config_path(project_root: Path) -> Path:
+    """``PROJECT_ROOT/.fluxdrive/config.toml``."""
+    return Path(project_root) / ".fluxdrive" / "config.toml"
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    if path.is_dir():
+        raise ConfigError(source=str(path), key=None, problem="is a directory, not a TOML file")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(source=str(path), key=None, problem=f"cannot read: {exc.strerror}") from None
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(source=str(path), key=None, problem="is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            source=str(path), key=None, problem=f"invalid TOML: {exc}", hint="fix the syntax"
+        ) from None
+
+
+def parse_value(raw: str) -> Any:
+    """A TOML literal (``3``, ``0.5``, ``true``, ``["a", "b"]``) or the string itself."""
+    try:
+        return tomllib.loads(f"value = {raw}")["value"]
+    except tomllib.TOMLDecodeError:
+        return raw
+
+
+def _nest(dotted: str, value: Any) -> dict[str, Any]:
+    parts = [p for p in dotted.split(".") if p]
+    if not parts:
+        raise ValueError("empty key")
+    node: dict[str, Any] = {parts[-1]: value}
+    for part in reversed(parts[:-1]):
+        node = {part: node}
+    return node
+
+
+def env_layer(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Config values from ``FLUXDRIVE_SECTION__KEY`` variables, and their names."""
+    data: dict[str, Any] = {}
+    names: dict[str, str] = {}
+    for name in sorted(env):
+        if not name.startswith(ENV_PREFIX) or "__" not in name:
+            continue
+        dotted = name[len(ENV_PREFIX) :].lower().replace("__", ".")
+        value = coerce_for_key(dotted, parse_value(env[name]))
+        _merge(data, _nest(dotted, value), {}, lambda _k: "")
+        names[dotted] = f"env {name}"
+    return data, names
+
+
+def flag_layer(assignments: Mapping[str, Any]) -> dict[str, Any]:
+    """Nested config from dotted ``key: value`` pairs given as flags."""
+    data: dict[str, Any] = {}
+    for dotted, value in assignments.items():
+        _merge(data, _nest(dotted, coerce_for_key(dotted, value)), {}, lambda _k: "")
+    return data
+
+
+def _merge(
+    base: dict[str, Any],
+    layer: Mapping[str, Any],
+    sources: dict[str, str],
+    label: Callable[[str], str],
+    prefix: str = "",
+) -> None:
+    for key, value in layer.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, Mapping) and isinstance(base.get(key), dict):
+            _merge(base[key], value, sources, label, dotted + ".")
+        else:
+            base[key] = dict(value) if isinstance(value, Mapping) else value
+            sources[dotted] = label(dotted)
+            for known in [k for k in sources if k.startswith(dotted + ".")]:
+                sources[known] = label(dotted)
+
+
+def _annotation_at(loc: tuple[str, ...]) -> Any:
+    """The type annotation of the config field at ``loc`` (None if unknown)."""
+    annotation: Any = Config
+    for part in loc:
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return None
+        field = annotation.model_fields.get(part)
+        if field is None:
+            return None
+        annotation = field.annotation
+    return annotation
+
+
+def _model_fields_at(loc: tuple[str, ...]) -> list[str]:
+    model = _annotation_at(loc)
+    if isinstance(model, type) and issubclass(model, BaseModel):
+        return list(model.model_fields)
+    return []
+
+
+def coerce_for_key(dotted: str, value: Any) -> Any:
+    """Let a list-typed key take a comma-separated string (``a,b``)."""
+    if isinstance(value, str) and get_origin(_annotation_at(tuple(dotted.split(".")))) is list:
+        return [item.strip() for item in value.split(",") if item.strip()]
+    return value
+
+
+def _problem(error: Mapping[str, Any]) -> tuple[str, str | None]:
+    loc = tuple(str(p) for p in error["loc"])
+    if error["type"] == "extra_forbidden":
+        known = _model_fields_at(loc[:-1])
+        close = difflib.get_close_matches(loc[-1], known, n=1)
+        hint = f"did you mean '{'.'.join((*loc[:-1], close[0]))}'?" if close else None
+        return "unknown key", hint
+    message = str(error["msg"])
+    value = error.get("input")
+    if not isinstance(value, Mapping) and error["type"] not in ("missing", "value_error"):
+        message = f"{message} (got {value!r})"
+    return message.removeprefix("Value error, "), None
+
+
+def _label(names: Mapping[str, str], key: str, fallback: str) -> str:
+    """The name of the variable or flag that set ``key`` or a key below it."""
+    if key in names:
+        return names[key]
+    below = [names[k] for k in sorted(names) if k.startswith(key + ".")]
+    return below[0] if below else fallback
+
+
+def _error_source(key: str, sources: Mapping[str, str]) -> str:
+    probe = key
+    while probe:
+        if probe in sources:
+            return sources[probe]
+        probe = probe.rpartition(".")[0]
+    below = sorted(v for k, v in sources.items() if k.startswith(key + ".") or not key)
+    return below[-1] if below else DEFAULT_SOURCE
+
+
+def load_config(
+    project_root: Path | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    flags: Mapping[str, Any] | None = None,
+    flag_labels: Mapping[str, str] | None = None,
+) -> LoadedConfig:
+    """Merge every layer and validate; raise ConfigError naming source and key.
+
+    ``flags`` maps dotted keys to values given on the command line;
+    ``flag_labels`` optionally names the flag that set each key (for
+    ``config show`` and error messages), default ``flag``.
+    """
+    env = os.environ if env is None else env
+    merged: dict[str, Any] = Config().model_dump()
+    sources: dict[str, str] = {}
+    layers = [Layer("defaults", "built in", True)]
+
+    files = [("user", user_config_path(env))]
+    if project_root is not None:
+        files.append(("project", project_config_path(project_root)))
+    for name, path in files:
+        present = path.exists()
+        layers.append(Layer(name, str(path), present))
+        if present:
+            _merge(merged, _read_toml(path), sources, lambda _k, p=path: str(p))
+
+    env_data, env_names = env_layer(env)
+    layers.append(Layer("env", f"{ENV_PREFIX}<SECTION>__<KEY>", bool(env_data)))
+    _merge(merged, env_data, sources, lambda k: _label(env_names, k, "env"))
+
+    flag_data = flag_layer(flags or {})
+    labels = dict(flag_labels or {})
+    layers.append(Layer("flags", "command line", bool(flag_data)))
+    _merge(merged, flag_data, sources, lambda k: _label(labels, k, "flag"))
+
+    try:
+        config = Config.model_validate(merged)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = ".".join(str(p) for p in error["loc"])
+        problem, hint = _problem(error)
+        raise ConfigError(
+            source=_error_source(key, sources), key=key or None, problem=problem, hint=hint
+        ) from None
+    return LoadedConfig(config, dict(sources), tuple(layers))
+
+
+def parse_assignments(pairs: list[str]) -> dict[str, Any]:
+    """``["dispatch.max_concurrency=4"]`` -> ``{"dispatch.max_concurrency": 4}``."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(
+                f"--set expects KEY=VALUE, got {pair!r}", hint="e.g. --set dispatch.max_concurrency=4"
+            )
+        out[key.strip()] = parse_value(raw.strip())
+    return out

@@ -1,0 +1,74 @@
+"""The file contracts agents and the orchestrator share (PROTOCOL.md 6 and 7).
+
+This package sits at the bottom of the layer stack: it imports only the
+standard library, PyYAML and the package's leaf helpers (``_atomic``), so any
+other code - ours or another orchestrator's - can depend on it.
+"""
+
+from fluxdrive.contracts.completion import (
+    PARTIAL_MARKER,
+    SENTINEL,
+    AgentOutputWriter,
+    Completion,
+    CompletionState,
+    inspect,
+    output_path,
+    partial_path,
+    settle,
+    write_agent_output,
+    write_error_stub,
+)
+from fluxdrive.contracts.findings_index import (
+    INDEX_HEADING,
+    SEVERITIES,
+    VERDICTS,
+    IndexEntry,
+    ParsedIndex,
+    Severity,
+    Verdict,
+    clean_field,
+    derive_verdict,
+    parse_index,
+    render_error_stub,
+    render_index,
+)
+from fluxdrive.contracts.outputs import (
+    OutputClassification,
+    OutputStatus,
+    classify_output,
+    classify_text,
+)
+from fluxdrive.contracts.report import IssueDetail, Report, render_report
+
+__all__ = [
+    "INDEX_HEADING",
+    "PARTIAL_MARKER",
+    "SENTINEL",
+    "SEVERITIES",
+    "VERDICTS",
+    "AgentOutputWriter",
+    "Completion",
+    "CompletionState",
+    "IndexEntry",
+    "IssueDetail",
+    "OutputClassification",
+    "OutputStatus",
+    "ParsedIndex",
+    "Report",
+    "Severity",
+    "Verdict",
+    "classify_output",
+    "classify_text",
+    "clean_field",
+    "derive_verdict",
+    "inspect",
+    "output_path",
+    "parse_index",
+    "partial_path",
+    "render_error_stub",
+    "render_index",
+    "render_report",
+    "settle",
+    "write_agent_output",
+    "write_error_stub",
+]

@@ -1,0 +1,229 @@
+"""Write-behind verdicts: callers read one line per agent, not its prose.
+
+Seed 003, PROTOCOL.md section 11. Every multi-agent dispatch writes full
+agent output to files and one small JSON record per agent under
+``OUTPUT_DIR/verdicts/<agent>.json``::
+
+    {"schema_version": 1, "agent": "fd-safety", "status": "NEEDS_ATTENTION",
+     "summary": "1 P0: SQL built by concatenation in app/db.py:41",
+     "detail_path": "fd-safety.md", "tokens": 18234,
+     "timestamp": "2026-11-21T21:06:27.000Z"}
+
+A caller (a person, CI, a coding assistant) reads the table and the count,
+and opens ``detail_path`` only for agents that need attention.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Literal
+
+from fluxdrive._atomic import atomic_write_json
+from fluxdrive._clock import utc_timestamp
+from fluxdrive._columns import format_columns
+from fluxdrive._paths import require_directory
+from fluxdrive.errors import VerdictError
+
+SCHEMA_VERSION = 1
+VERDICTS_DIR = "verdicts"
+STATUSES = ("CLEAN", "NEEDS_ATTENTION", "ERROR")
+SUMMARY_MAX = 200
+
+Status = Literal["CLEAN", "NEEDS_ATTENTION", "ERROR"]
+
+# Review verdicts (section 5.6) map onto verdict statuses explicitly; the
+# reference left this mapping implied, and three vocabularies drifted.
+STATUS_FOR_VERDICT: dict[str, Status] = {
+    "safe": "CLEAN",
+    "needs-changes": "NEEDS_ATTENTION",
+    "risky": "NEEDS_ATTENTION",
+    "error": "ERROR",
+}
+
+_AGENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class VerdictRecord:
+    """One agent's verdict: status, a one-line summary, where the detail is."""
+
+    agent: str
+    status: Status
+    summary: str
+    detail_path: str | None
+    tokens: int
+    timestamp: str
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def needs_attention(self) -> bool:
+        """True for anything but CLEAN: a person or caller should look."""
+        return self.status != "CLEAN"
+
+
+@dataclass(frozen=True, slots=True)
+class VerdictSet:
+    """The records of one directory, sorted by agent, plus unreadable files."""
+
+    records: tuple[VerdictRecord, ...]
+    problems: tuple[str, ...] = ()
+    directory: Path | None = None
+
+
+def verdicts_dir(output_dir: Path) -> Path:
+    """``OUTPUT_DIR/verdicts``."""
+    return Path(output_dir) / VERDICTS_DIR
+
+
+def _one_line(text: str) -> str:
+    line = " ".join(text.split())
+    if len(line) > SUMMARY_MAX:
+        line = line[: SUMMARY_MAX - 1].rstrip() + "\u2026"
+    return line
+
+
+def make_record(
+    agent: str,
+    status: str,
+    summary: str,
+    *,
+    detail_path: str | None = None,
+    tokens: int = 0,
+    timestamp: str | None = None,
+) -> VerdictRecord:
+    """Validate the parts of a verdict record; raise VerdictError otherwise."""
+    if not _AGENT.match(agent):
+        raise VerdictError(
+            f"invalid agent name {agent!r}",
+            hint="letters, digits, '.', '_' and '-' only (it becomes a file name)",
+        )
+    level = status.strip().upper().replace("-", "_")
+    if level not in STATUSES:
+        raise VerdictError(f"unknown status {status!r}", hint="use CLEAN, NEEDS_ATTENTION or ERROR")
+    line = _one_line(summary)
+    if not line:
+        raise VerdictError("summary is empty", hint="give a one-line summary")
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+        raise VerdictError(f"tokens must be a non-negative integer, got {tokens!r}")
+    return VerdictRecord(
+        agent=agent,
+        status=level,  # type: ignore[arg-type]
+        summary=line,
+        detail_path=detail_path,
+        tokens=tokens,
+        timestamp=timestamp or utc_timestamp(),
+    )
+
+
+def _portable(detail: str | None, output_dir: Path) -> str | None:
+    """Store detail paths relative to OUTPUT_DIR when they live inside it."""
+    if detail is None:
+        return None
+    path = Path(detail)
+    if not path.is_absolute():
+        return detail
+    try:
+        return str(path.resolve().relative_to(output_dir.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def write_verdict(
+    output_dir: Path,
+    agent: str,
+    status: str,
+    summary: str,
+    *,
+    detail_path: str | None = None,
+    tokens: int = 0,
+) -> VerdictRecord:
+    """Write ``OUTPUT_DIR/verdicts/<agent>.json`` atomically.
+
+    With no ``detail_path``, the agent's report ``<agent>.md`` is used when
+    it exists in OUTPUT_DIR.
+    """
+    output_dir = Path(output_dir)
+    if output_dir.exists() and not output_dir.is_dir():
+        raise VerdictError(f"output directory is a file: {output_dir}")
+    if detail_path is None and (output_dir / f"{agent}.md").is_file():
+        detail_path = f"{agent}.md"
+    record = make_record(
+        agent, status, summary, detail_path=_portable(detail_path, output_dir), tokens=tokens
+    )
+    atomic_write_json(verdicts_dir(output_dir) / f"{agent}.json", asdict(record))
+    return record
+
+
+def _decode(path: Path) -> VerdictRecord:
+    data = json.loads(path.read_bytes().decode("utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    tokens = data.get("tokens", data.get("tokens_spent", 0))
+    return make_record(
+        str(data["agent"]),
+        str(data["status"]),
+        str(data["summary"]),
+        detail_path=data.get("detail_path"),
+        tokens=int(tokens) if isinstance(tokens, int | str) and str(tokens).isdigit() else 0,
+        timestamp=str(data.get("timestamp") or ""),
+    )
+
+
+def resolve_directory(path: Path) -> Path:
+    """Accept either OUTPUT_DIR or OUTPUT_DIR/verdicts."""
+    path = Path(path)
+    require_directory(path, "verdicts directory")
+    nested = verdicts_dir(path)
+    return nested if nested.is_dir() else path
+
+
+def load_verdicts(path: Path) -> VerdictSet:
+    """Read every record in a directory; unreadable files become problems."""
+    directory = resolve_directory(path)
+    records: list[VerdictRecord] = []
+    problems: list[str] = []
+    for file in sorted(directory.glob("*.json")):
+        try:
+            records.append(_decode(file))
+        except (OSError, ValueError, KeyError, TypeError, VerdictError) as exc:
+            detail = exc.one_line() if isinstance(exc, VerdictError) else str(exc)
+            problems.append(f"{file.name}: unreadable verdict record ({detail})")
+    records.sort(key=lambda r: r.agent)
+    return VerdictSet(tuple(records), tuple(problems), directory)
+
+
+def count_by_status(records: Sequence[VerdictRecord]) -> str:
+    """'3 CLEAN, 1 NEEDS_ATTENTION' (statuses in a fixed order; '0 verdicts' if none)."""
+    parts = []
+    for status in STATUSES:
+        count = sum(1 for r in records if r.status == status)
+        if count:
+            parts.append(f"{count} {status}")
+    return ", ".join(parts) if parts else "0 verdicts"
+
+
+def attention(records: Sequence[VerdictRecord]) -> tuple[VerdictRecord, ...]:
+    """Only the records a caller should drill into (NEEDS_ATTENTION, ERROR)."""
+    return tuple(r for r in records if r.needs_attention)
+
+
+def total_tokens(records: Sequence[VerdictRecord]) -> int:
+    """Tokens spent by all agents."""
+    return sum(r.tokens for r in records)
+
+
+def render_table(
+    records: Sequence[VerdictRecord], *, max_summary: int = 100, details: bool = False
+) -> str:
+    """The STATUS AGENT SUMMARY table (with a DETAIL column when asked)."""
+    if details:
+        rows = [(r.status, r.agent, r.detail_path or "-", r.summary) for r in records]
+        headers: tuple[str, ...] = ("STATUS", "AGENT", "DETAIL", "SUMMARY")
+    else:
+        rows = [(r.status, r.agent, r.summary) for r in records]
+        headers = ("STATUS", "AGENT", "SUMMARY")
+    return format_columns(headers, rows, max_last=max_summary)

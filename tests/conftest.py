@@ -1,0 +1,68 @@
+"""Shared fixtures. See tests/README.md for what is real and what is faked."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from fluxdrive.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def isolated_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Point every state and config directory at a fresh temp dir.
+
+    No test may read the developer's ~/.config/fluxdrive or be steered by a
+    FLUXDRIVE_* variable from the calling shell.
+    """
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    for name in list(os.environ):
+        if name.startswith("FLUXDRIVE_"):
+            monkeypatch.delenv(name)
+    yield home
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+    """Run the CLI in-process: ``cli("findings", "read", path)``."""
+
+    def run(*args: str | Path) -> CliResult:
+        capsys.readouterr()
+        code = main([str(a) for a in args])
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run
+
+
+def run_fluxdrive(*args: str | Path, cwd: Path | None = None, input: str | None = None) -> CliResult:
+    """Run the installed ``fluxdrive`` console script as a real subprocess."""
+    exe = Path(sys.executable).parent / "fluxdrive"
+    proc = subprocess.run(
+        [str(exe), *[str(a) for a in args]],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        input=input,
+        timeout=120,
+        check=False,
+    )
+    return CliResult(proc.returncode, proc.stdout, proc.stderr)
