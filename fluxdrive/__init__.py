@@ -1,10 +1,64 @@
-"""fluxdrive: a team of specialist reviewers, one deterministic verdict."""
+"""fluxdrive: a team of specialist reviewers, one deterministic verdict.
 
+The public API is listed in ``__all__``; ``tests/test_repository.py`` fails
+when it changes by accident. Names are imported lazily (PEP 562) so that
+light entry points - an agent appending to the peer channel through the CLI
+dozens of times per run - do not pay for pydantic models they never use.
+"""
+
+from __future__ import annotations
+
+import importlib
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fluxdrive import channel, contracts, verdicts
+    from fluxdrive.agents import AgentDefinition, load_roster
+    from fluxdrive.channel import PeerFinding
+    from fluxdrive.config import Config, load_config
+    from fluxdrive.contracts import IndexEntry, ParsedIndex
+    from fluxdrive.errors import FluxdriveError
+    from fluxdrive.verdicts import VerdictRecord
 
 try:
     __version__ = version("fluxdrive")
 except PackageNotFoundError:  # running from a source tree without installing
     __version__ = "0.0.0+unknown"
 
-__all__ = ["__version__"]
+_LAZY = {
+    "AgentDefinition": "fluxdrive.agents",
+    "Config": "fluxdrive.config",
+    "FluxdriveError": "fluxdrive.errors",
+    "IndexEntry": "fluxdrive.contracts",
+    "ParsedIndex": "fluxdrive.contracts",
+    "PeerFinding": "fluxdrive.channel",
+    "VerdictRecord": "fluxdrive.verdicts",
+    "load_config": "fluxdrive.config",
+    "load_roster": "fluxdrive.agents",
+}
+_MODULES = {"channel", "contracts", "verdicts"}
+
+__all__ = [
+    "AgentDefinition",
+    "Config",
+    "FluxdriveError",
+    "IndexEntry",
+    "ParsedIndex",
+    "PeerFinding",
+    "VerdictRecord",
+    "__version__",
+    "channel",
+    "contracts",
+    "load_config",
+    "load_roster",
+    "verdicts",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        return importlib.import_module(f"fluxdrive.{name}")
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'fluxdrive' has no attribute {name!r}")

@@ -17,7 +17,7 @@ def utc_timestamp(now: datetime | None = None) -> str:
 
 def parse_timestamp(value: str) -> datetime:
     """Parse an ISO-8601 timestamp (``Z`` or offset); naive values are UTC."""
-    moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    moment = datetime.fromisoformat(value)  # Python 3.11+ accepts the Z suffix
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment

@@ -17,6 +17,7 @@ report how many lines they skipped.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -42,6 +43,7 @@ ELLIPSIS = "\u2026"
 ChannelSeverity = Literal["blocking", "notable"]
 
 _CATEGORY = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_AGENT = re.compile(r"^\S+$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +108,7 @@ def make_finding(
             hint="use 'blocking' (others must acknowledge it) or 'notable'",
         )
     name = agent.strip()
-    if not name or any(ch.isspace() for ch in name):
+    if not _AGENT.match(name):
         raise ChannelError(f"invalid agent name {agent!r}", hint="a non-empty name like fd-safety")
     if not _CATEGORY.match(category):
         raise ChannelError(
@@ -158,7 +160,9 @@ def fit_line(
     notes: list[str] = []
     refs = list(finding.file_refs)
     if len(refs) > MAX_FILE_REFS:
-        notes.append(f"kept the first {MAX_FILE_REFS} file_refs, dropped {len(refs) - MAX_FILE_REFS}")
+        notes.append(
+            f"kept the first {MAX_FILE_REFS} file_refs, dropped {len(refs) - MAX_FILE_REFS}"
+        )
         refs = refs[:MAX_FILE_REFS]
     while True:
         candidate = _replace(finding, file_refs=tuple(refs))
@@ -185,16 +189,7 @@ def fit_line(
 
 
 def _replace(finding: PeerFinding, **changes: Any) -> PeerFinding:
-    data = {
-        "severity": finding.severity,
-        "agent": finding.agent,
-        "category": finding.category,
-        "summary": finding.summary,
-        "file_refs": finding.file_refs,
-        "timestamp": finding.timestamp,
-    }
-    data.update(changes)
-    return PeerFinding(**data)
+    return dataclasses.replace(finding, **changes)
 
 
 def _check_target(path: Path) -> None:
@@ -241,38 +236,55 @@ def append(
 
 
 def _decode(obj: Any) -> PeerFinding | None:
-    if not isinstance(obj, dict):
+    """A finding from one decoded JSON value, or None if it is not a valid one.
+
+    Reading validates but does not rewrite: values are kept as written.
+    """
+    if type(obj) is not dict:
+        return None
+    severity, agent, category = obj.get("severity"), obj.get("agent"), obj.get("category")
+    summary, timestamp, refs = obj.get("summary"), obj.get("timestamp"), obj.get("file_refs", [])
+    if not (
+        severity in SEVERITIES
+        and type(agent) is str
+        and _AGENT.match(agent)
+        and type(category) is str
+        and _CATEGORY.match(category)
+        and type(summary) is str
+        and summary.strip()
+        and type(timestamp) is str
+        and type(refs) is list
+        and all(type(ref) is str for ref in refs)
+    ):
         return None
     try:
-        refs = obj.get("file_refs", [])
-        if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
-            return None
-        fields = [obj["severity"], obj["agent"], obj["category"], obj["summary"], obj["timestamp"]]
-        if not all(isinstance(f, str) for f in fields):
-            return None
-        finding = make_finding(*fields[:4], refs, timestamp=fields[4])
-        parse_timestamp(finding.timestamp)
-    except (KeyError, ValueError, ChannelError):
+        parse_timestamp(timestamp)
+    except ValueError:
         return None
-    return finding
+    return PeerFinding(severity, agent, category, summary, tuple(refs), timestamp)
 
 
 def parse_lines(data: bytes) -> ChannelRead:
-    """Parse channel bytes; skip and count lines that are not valid findings."""
-    findings: list[PeerFinding] = []
-    skipped = 0
-    for raw in data.split(b"\n"):
-        if not raw.strip():
-            continue
-        try:
-            finding = _decode(json.loads(raw.decode("utf-8")))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            finding = None
-        if finding is None:
-            skipped += 1
-        else:
-            findings.append(finding)
-    return ChannelRead(tuple(findings), skipped)
+    """Parse channel bytes; skip and count lines that are not valid findings.
+
+    The common case - every line intact - is parsed in one ``json.loads``
+    call; any failure falls back to line-by-line parsing.
+    """
+    lines = [line for line in data.split(b"\n") if line.strip()]
+    values: list[Any] | None = None
+    try:
+        values = json.loads(b"[" + b",".join(lines) + b"]")
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        values = None
+    if values is None or len(values) != len(lines):
+        values = []
+        for raw in lines:
+            try:
+                values.append(json.loads(raw.decode("utf-8")))
+            except (UnicodeDecodeError, ValueError, RecursionError):
+                values.append(None)
+    findings = [f for f in map(_decode, values) if f is not None]
+    return ChannelRead(tuple(findings), len(lines) - len(findings))
 
 
 def read(

@@ -220,6 +220,7 @@ def render_table(
     records: Sequence[VerdictRecord], *, max_summary: int = 100, details: bool = False
 ) -> str:
     """The STATUS AGENT SUMMARY table (with a DETAIL column when asked)."""
+    rows: list[tuple[str, ...]]
     if details:
         rows = [(r.status, r.agent, r.detail_path or "-", r.summary) for r in records]
         headers: tuple[str, ...] = ("STATUS", "AGENT", "DETAIL", "SUMMARY")

@@ -17,7 +17,9 @@ from fluxdrive.errors import ChannelError, InputError
 
 def test_append_writes_one_complete_line(tmp_path: Path) -> None:
     path = tmp_path / "peer-findings.jsonl"
-    result = channel.append(path, "blocking", "fd-safety", "sql-injection", "Query built\nfrom input", ["a.py:3"])
+    result = channel.append(
+        path, "blocking", "fd-safety", "sql-injection", "Query built\nfrom input", ["a.py:3"]
+    )
     data = path.read_bytes()
     assert data.count(b"\n") == 1 and data.endswith(b"\n")
     record = json.loads(data)
@@ -46,7 +48,9 @@ def test_validation_on_write(tmp_path: Path, args: tuple[str, ...], message: str
 
 def test_over_long_summary_is_truncated_to_fit_pipe_buf(tmp_path: Path) -> None:
     path = tmp_path / "c.jsonl"
-    result = channel.append(path, "notable", "fd-a", "cat", "é" * 5000, [f"f.py:{i}" for i in range(40)])
+    result = channel.append(
+        path, "notable", "fd-a", "cat", "é" * 5000, [f"f.py:{i}" for i in range(40)]
+    )
     line = path.read_bytes()
     assert len(line) <= channel.PIPE_BUF
     record = json.loads(line)
@@ -71,7 +75,9 @@ def test_reader_skips_partial_and_corrupt_lines_and_counts_them(tmp_path: Path) 
     channel.append(path, "blocking", "fd-a", "cat", "first")
     with path.open("ab") as handle:
         handle.write(b"not json\n")
-        handle.write(b'{"severity": "info", "agent": "x", "category": "c", "summary": "s", "timestamp": "2026-01-01T00:00:00Z"}\n')
+        handle.write(
+            b'{"severity": "info", "agent": "x", "category": "c", "summary": "s", "timestamp": "2026-01-01T00:00:00Z"}\n'
+        )
         handle.write(b'{"ts": 1, "agent": "x", "kind": "stall"}\n')
         handle.write(b"\xff\xfe garbage\n")
     channel.append(path, "notable", "fd-b", "cat", "second")
@@ -89,7 +95,9 @@ def test_read_filters_by_severity_and_agent(tmp_path: Path) -> None:
     channel.append(path, "notable", "fd-b", "cat", "three")
     assert [f.summary for f in channel.read(path, severity="notable").findings] == ["two", "three"]
     assert [f.summary for f in channel.read(path, agent="fd-a").findings] == ["one", "two"]
-    assert [f.summary for f in channel.read(path, severity="notable", agent="fd-a").findings] == ["two"]
+    assert [f.summary for f in channel.read(path, severity="notable", agent="fd-a").findings] == [
+        "two"
+    ]
     with pytest.raises(ChannelError):
         channel.read(path, severity="critical")
 
@@ -104,7 +112,14 @@ def test_timeline_orders_by_time_and_keeps_file_order_for_ties(tmp_path: Path) -
     ]
     with path.open("w") as handle:
         for agent, ts in rows:
-            record = {"severity": "notable", "agent": agent, "category": "c", "summary": "s", "file_refs": [], "timestamp": ts}
+            record = {
+                "severity": "notable",
+                "agent": agent,
+                "category": "c",
+                "summary": "s",
+                "file_refs": [],
+                "timestamp": ts,
+            }
             handle.write(json.dumps(record) + "\n")
     ordered = channel.timeline(channel.read(path).findings)
     assert [f.agent for f in ordered] == ["fd-early", "fd-tie-1", "fd-tie-2", "fd-late"]
@@ -136,7 +151,9 @@ def test_parse_lines_never_raises(data: bytes) -> None:
     summary=st.text(min_size=1, max_size=6000).filter(lambda s: s.strip()),
     refs=st.lists(st.text(min_size=1, max_size=300).filter(lambda s: s.strip()), max_size=30),
 )
-def test_every_appended_line_fits_and_reads_back(tmp_path_factory: pytest.TempPathFactory, summary: str, refs: list[str]) -> None:
+def test_every_appended_line_fits_and_reads_back(
+    tmp_path_factory: pytest.TempPathFactory, summary: str, refs: list[str]
+) -> None:
     path = tmp_path_factory.mktemp("prop") / "c.jsonl"
     channel.append(path, "notable", "fd-a", "cat", summary, refs)
     data = path.read_bytes()

@@ -51,7 +51,7 @@ def test_streaming_writer_is_invisible_until_complete(tmp_path: Path) -> None:
 
 def test_a_crash_inside_the_writer_leaves_the_partial(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError), AgentOutputWriter(tmp_path, "fd-x") as writer:
-        writer.write("### Findings Index\n- P0 | X-001 | \"S\" | half")
+        writer.write('### Findings Index\n- P0 | X-001 | "S" | half')
         raise RuntimeError("agent crashed")
     assert not output_path(tmp_path, "fd-x").exists()
     assert partial_path(tmp_path, "fd-x").exists()

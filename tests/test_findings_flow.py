@@ -23,15 +23,26 @@ def flow(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     directory = tmp_path_factory.mktemp("findings-test")
     findings = directory / "peer-findings.jsonl"
     step2 = run_fluxdrive(
-        "findings", "write", findings, "blocking", "fd-correctness", "api-conflict",
+        "findings",
+        "write",
+        findings,
+        "blocking",
+        "fd-correctness",
+        "api-conflict",
         "POST /api/agents already exists with incompatible semantics",
         "internal/http/handlers.go:34",
     )
     lines_after_2 = len(findings.read_text().splitlines())
     step3 = run_fluxdrive(
-        "findings", "write", findings, "notable", "fd-safety", "auth-bypass",
+        "findings",
+        "write",
+        findings,
+        "notable",
+        "fd-safety",
+        "auth-bypass",
         "No authentication on admin endpoints",
-        "internal/http/router.go:89", "internal/http/middleware.go:12",
+        "internal/http/router.go:89",
+        "internal/http/middleware.go:12",
     )
     return {
         "dir": directory,
@@ -102,8 +113,16 @@ def test_10_concurrent_appends(flow: dict[str, Any]) -> None:
     exe = Path(sys.executable).parent / "fluxdrive"
     writers = [
         subprocess.Popen(
-            [str(exe), "findings", "write", str(flow["file"]), "notable", f"fd-agent-{i}",
-             f"test-{i}", f"Concurrent finding {i}"],
+            [
+                str(exe),
+                "findings",
+                "write",
+                str(flow["file"]),
+                "notable",
+                f"fd-agent-{i}",
+                f"test-{i}",
+                f"Concurrent finding {i}",
+            ],
         )
         for i in range(1, 6)
     ]

@@ -139,7 +139,7 @@ def test_improvement_lines_are_kept_apart_from_findings() -> None:
 
 def test_template_block_is_ignored_in_favour_of_the_real_index() -> None:
     text = (
-        "Use this format:\n\n```\n### Findings Index\n- SEVERITY | ID | \"Section\" | Title\n"
+        'Use this format:\n\n```\n### Findings Index\n- SEVERITY | ID | "Section" | Title\n'
         "Verdict: safe|needs-changes|risky\n```\n\n" + CANONICAL
     )
     parsed = parse_index(text)
@@ -218,7 +218,12 @@ def test_error_stub_round_trip() -> None:
 
 @pytest.mark.parametrize(
     ("severities", "verdict"),
-    [([], "safe"), (["P3", "P2"], "safe"), (["P2", "P1"], "needs-changes"), (["P1", "P0"], "risky")],
+    [
+        ([], "safe"),
+        (["P3", "P2"], "safe"),
+        (["P2", "P1"], "needs-changes"),
+        (["P1", "P0"], "risky"),
+    ],
 )
 def test_derive_verdict(severities: list[str], verdict: str) -> None:
     assert derive_verdict(severities) == verdict
@@ -263,7 +268,9 @@ _ENTRY = st.builds(
     id=st.from_regex(r"[A-Z]{2,3}-[0-9]{3}", fullmatch=True),
     section=st.one_of(st.just(""), _FIELD),
     title=_FIELD,
-    location=st.one_of(st.none(), st.from_regex(r"[a-z/]{1,20}\.py:[1-9][0-9]{0,3}", fullmatch=True)),
+    location=st.one_of(
+        st.none(), st.from_regex(r"[a-z/]{1,20}\.py:[1-9][0-9]{0,3}", fullmatch=True)
+    ),
 ) | st.builds(
     IndexEntry,
     severity=st.just("P3"),
@@ -303,7 +310,7 @@ _LINES = st.sampled_from(
         "- [P1-X] thing (a.py:3)",
         "| P1 | A | B | C |",
         "|---|---|",
-        "- SEVERITY | ID | \"Section\" | Title",
+        '- SEVERITY | ID | "Section" | Title',
         "issues: [{id: 1}]",
         "",
     ]

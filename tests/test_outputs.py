@@ -19,7 +19,13 @@ from fluxdrive.contracts import (
 
 def test_valid_report_reason_counts_findings(tmp_path: Path) -> None:
     entries = (IndexEntry("P0", "SF-001", "app.py", "SQL built from request input", "app.py:12"),)
-    text = render_report(Report(entries, summary="One injection.", details={"SF-001": IssueDetail(evidence="q = 'x' + y")}))
+    text = render_report(
+        Report(
+            entries,
+            summary="One injection.",
+            details={"SF-001": IssueDetail(evidence="q = 'x' + y")},
+        )
+    )
     result = classify_output(write_agent_output(tmp_path, "fd-safety", text))
     assert result.status is OutputStatus.VALID
     assert result.reason == "1 finding, verdict risky"
@@ -68,7 +74,9 @@ def test_report_rendering_round_trips_through_the_parser() -> None:
         IndexEntry("P1", "CR-001", "db.py", "Read-modify-write without a lock", "db.py:9"),
         IndexEntry("P3", "CR-002", "db.py", "Name the retry constant", improvement=True),
     )
-    text = render_report(Report(entries, summary="s", acknowledgements=("fd-safety: injection noted",)))
+    text = render_report(
+        Report(entries, summary="s", acknowledgements=("fd-safety: injection noted",))
+    )
     assert parse_index(text).entries == entries
     assert "### Issues Found\n1. CR-001 P1: Read-modify-write without a lock (db.py:9)" in text
     assert "### Improvements\n- CR-002: Name the retry constant" in text

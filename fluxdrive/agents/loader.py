@@ -86,7 +86,9 @@ def parse_definition(text: str, path: Path, origin: Origin) -> AgentDefinition:
             path=str(path), field=None, problem=f"invalid YAML front matter{where}: {problem}"
         ) from None
     if not isinstance(meta, dict):
-        raise AgentDefinitionError(path=str(path), field=None, problem="front matter is not a mapping")
+        raise AgentDefinitionError(
+            path=str(path), field=None, problem="front matter is not a mapping"
+        )
     for reserved in ("instructions", "origin", "source"):
         if reserved in meta:
             raise AgentDefinitionError(
@@ -118,7 +120,9 @@ def load_definition(path: Path, origin: Origin) -> AgentDefinition:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise AgentDefinitionError(path=str(path), field=None, problem=f"cannot read: {exc.strerror}") from None
+        raise AgentDefinitionError(
+            path=str(path), field=None, problem=f"cannot read: {exc.strerror}"
+        ) from None
     try:
         text = decode_utf8(data, path, "agent definition")
     except InputError as exc:
@@ -137,7 +141,12 @@ def _definition_files(directory: Path) -> list[Path]:
 @functools.lru_cache(maxsize=1)
 def builtin_agents() -> dict[str, AgentDefinition]:
     """Every built-in definition by name (validated once per process)."""
-    return {a.name: a for a in map(lambda p: load_definition(p, "builtin"), _definition_files(builtin_agents_dir()))}
+    return {
+        a.name: a
+        for a in map(
+            lambda p: load_definition(p, "builtin"), _definition_files(builtin_agents_dir())
+        )
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +188,9 @@ def _check_references(agents: Iterable[AgentDefinition]) -> None:
                 )
             if neighbour == agent.name:
                 raise AgentDefinitionError(
-                    path=str(agent.source), field="adjacent", problem="an agent cannot be adjacent to itself"
+                    path=str(agent.source),
+                    field="adjacent",
+                    problem="an agent cannot be adjacent to itself",
                 )
         owner = prefixes.setdefault(agent.prefix, agent.name)
         if owner != agent.name:

@@ -23,7 +23,7 @@ PROG = "fluxdrive"
 def _usage_line(exc: typer.TyperException) -> str:
     ctx = getattr(exc, "ctx", None)
     where = ctx.command_path if ctx is not None else PROG
-    message = " ".join(str(exc.format_message()).split())  # type: ignore[attr-defined]
+    message = " ".join(str(exc.format_message()).split())
     message = (message[:1].lower() + message[1:]).rstrip(".")
     return f"{PROG}: error: {where}: {message} (see '{where} --help')"
 
@@ -52,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except typer.TyperException as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":
-            sys.stdout.write(str(exc.format_message()) + "\n")  # type: ignore[attr-defined]
+            sys.stdout.write(str(exc.format_message()) + "\n")
             return 0
         sys.stderr.write(_usage_line(exc) + "\n")
         return int(getattr(exc, "exit_code", EXIT_USAGE) or EXIT_USAGE)

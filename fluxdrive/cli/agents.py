@@ -3,20 +3,33 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from fluxdrive._columns import format_columns
 from fluxdrive._project import find_project_root
-from fluxdrive.agents import AgentDefinition, load_roster
 from fluxdrive.cli._io import out, out_json
+
+if TYPE_CHECKING:  # the definitions' pydantic models load only when a command runs
+    from fluxdrive.agents import AgentDefinition, Roster
+
+
+def _roster(project: Path | None) -> Roster:
+    from fluxdrive.agents import load_roster
+
+    return load_roster(find_project_root(project or Path.cwd()))
+
 
 app = typer.Typer(help="List and inspect agent definitions.", no_args_is_help=True)
 
 ProjectOption = Annotated[
     Path | None,
-    typer.Option("--project", metavar="PATH", help="Project whose .fluxdrive/agents/ apply (default: from the current directory)."),
+    typer.Option(
+        "--project",
+        metavar="PATH",
+        help="Project whose .fluxdrive/agents/ apply (default: from the current directory).",
+    ),
 ]
 
 
@@ -42,7 +55,7 @@ def list_agents(
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
     """List every agent with its kind, prefix and origin."""
-    roster = load_roster(find_project_root(project or Path.cwd()))
+    roster = _roster(project)
     ordered = sorted(roster, key=lambda a: (a.kind != "review", a.name))
     if as_json:
         out_json({"schema_version": 1, "agents": [_summary(a) for a in ordered]})
@@ -64,10 +77,12 @@ def list_agents(
 def show(
     name: Annotated[str, typer.Argument(metavar="NAME", help="Agent name, e.g. fd-safety.")],
     project: ProjectOption = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the whole definition as JSON.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the whole definition as JSON.")
+    ] = False,
 ) -> None:
     """Print one agent's definition: its front matter and instructions."""
-    agent = load_roster(find_project_root(project or Path.cwd())).get(name)
+    agent = _roster(project).get(name)
     if as_json:
         out_json(agent.model_dump(mode="json"))
         return

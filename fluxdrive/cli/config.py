@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from fluxdrive._columns import format_columns
 from fluxdrive._project import find_project_root
 from fluxdrive.cli._io import out, out_json
-from fluxdrive.config import LoadedConfig, load_config, parse_assignments
+
+if TYPE_CHECKING:  # the config models load only when a command runs
+    from fluxdrive.config import LoadedConfig
 
 SCHEMA_VERSION = 1
 
@@ -36,11 +38,19 @@ def render_config(loaded: LoadedConfig) -> str:
 def show(
     project: Annotated[
         Path | None,
-        typer.Option("--project", metavar="PATH", help="Project whose .fluxdrive/config.toml applies (default: from the current directory)."),
+        typer.Option(
+            "--project",
+            metavar="PATH",
+            help="Project whose .fluxdrive/config.toml applies (default: current directory).",
+        ),
     ] = None,
     assignments: Annotated[
         list[str] | None,
-        typer.Option("--set", metavar="KEY=VALUE", help="Override a key, e.g. --set dispatch.max_concurrency=4 (repeatable)."),
+        typer.Option(
+            "--set",
+            metavar="KEY=VALUE",
+            help="Override a key, e.g. --set dispatch.max_concurrency=4 (repeatable).",
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
     only_changed: Annotated[
@@ -48,6 +58,8 @@ def show(
     ] = False,
 ) -> None:
     """Print every key's effective value and the layer that set it."""
+    from fluxdrive.config import load_config, parse_assignments
+
     root = find_project_root(project or Path.cwd())
     flags = parse_assignments(assignments or [])
     loaded = load_config(root, flags=flags, flag_labels={k: f"flag --set {k}" for k in flags})
@@ -71,6 +83,10 @@ def show(
         return
     if only_changed:
         rows = [(k, _value(v), s) for k, v, s in loaded.items() if s != "default"]
-        out(format_columns(("KEY", "VALUE", "SOURCE"), rows) if rows else "All keys at their defaults.")
+        out(
+            format_columns(("KEY", "VALUE", "SOURCE"), rows)
+            if rows
+            else "All keys at their defaults."
+        )
         return
     out(render_config(loaded))

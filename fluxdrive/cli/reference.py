@@ -20,10 +20,13 @@ END = "<!-- cli-reference:end -->"
 WIDTH = 88
 
 
-def _help(command: Any, path: str, parent: Any = None) -> str:
+def _help(command: Any, path: str, parent: Any = None) -> tuple[str, Any]:
     ctx = command.context_class(
-        command, info_name=path.rsplit(" ", 1)[-1], parent=parent,
-        terminal_width=WIDTH, max_content_width=WIDTH,
+        command,
+        info_name=path.rsplit(" ", 1)[-1],
+        parent=parent,
+        terminal_width=WIDTH,
+        max_content_width=WIDTH,
     )
     return str(command.get_help(ctx)), ctx
 

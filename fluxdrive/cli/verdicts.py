@@ -30,10 +30,14 @@ class _DirOrCommand(TyperGroup):
         if args and not args[0].startswith("-") and args[0] not in self.commands:
             ctx.meta["verdicts_dir"] = args[0]
             args = args[1:]
-        return super().parse_args(ctx, args)  # type: ignore[no-any-return]
+        return super().parse_args(ctx, args)
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
-        return ["[OPTIONS]", "[DIR]", "| write DIR AGENT STATUS SUMMARY [--detail PATH] [--tokens N]"]
+        return [
+            "[OPTIONS]",
+            "[DIR]",
+            "| write DIR AGENT STATUS SUMMARY [--detail PATH] [--tokens N]",
+        ]
 
 
 app = typer.Typer(
@@ -120,12 +124,19 @@ def _as_dict(record: verdicts.VerdictRecord) -> dict[str, Any]:
 def write(
     directory: Annotated[Path, typer.Argument(metavar="DIR", help="The run's output directory.")],
     agent: Annotated[str, typer.Argument(metavar="AGENT", help="Agent name, e.g. fd-safety.")],
-    status: Annotated[str, typer.Argument(metavar="STATUS", help="CLEAN, NEEDS_ATTENTION or ERROR.")],
+    status: Annotated[
+        str, typer.Argument(metavar="STATUS", help="CLEAN, NEEDS_ATTENTION or ERROR.")
+    ],
     summary: Annotated[str, typer.Argument(metavar="SUMMARY", help="One line.")],
     detail: Annotated[
-        str | None, typer.Option("--detail", metavar="PATH", help="The full report (default: DIR/AGENT.md if present).")
+        str | None,
+        typer.Option(
+            "--detail", metavar="PATH", help="The full report (default: DIR/AGENT.md if present)."
+        ),
     ] = None,
-    tokens: Annotated[int, typer.Option("--tokens", metavar="N", min=0, help="Tokens the agent spent.")] = 0,
+    tokens: Annotated[
+        int, typer.Option("--tokens", metavar="N", min=0, help="Tokens the agent spent.")
+    ] = 0,
 ) -> None:
     """Write DIR/verdicts/AGENT.json atomically."""
     record = verdicts.write_verdict(

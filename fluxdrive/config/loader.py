@@ -97,7 +97,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise ConfigError(source=str(path), key=None, problem=f"cannot read: {exc.strerror}") from None
+        raise ConfigError(
+            source=str(path), key=None, problem=f"cannot read: {exc.strerror}"
+        ) from None
     try:
         return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
@@ -207,6 +209,11 @@ def _problem(error: Mapping[str, Any]) -> tuple[str, str | None]:
     return message.removeprefix("Value error, "), None
 
 
+def _constant(label: str) -> Callable[[str], str]:
+    """A label function that names one file for every key it sets."""
+    return lambda _key: label
+
+
 def _label(names: Mapping[str, str], key: str, fallback: str) -> str:
     """The name of the variable or flag that set ``key`` or a key below it."""
     if key in names:
@@ -250,7 +257,7 @@ def load_config(
         present = path.exists()
         layers.append(Layer(name, str(path), present))
         if present:
-            _merge(merged, _read_toml(path), sources, lambda _k, p=path: str(p))
+            _merge(merged, _read_toml(path), sources, _constant(str(path)))
 
     env_data, env_names = env_layer(env)
     layers.append(Layer("env", f"{ENV_PREFIX}<SECTION>__<KEY>", bool(env_data)))
@@ -280,7 +287,8 @@ def parse_assignments(pairs: list[str]) -> dict[str, Any]:
         key, sep, raw = pair.partition("=")
         if not sep or not key.strip():
             raise InputError(
-                f"--set expects KEY=VALUE, got {pair!r}", hint="e.g. --set dispatch.max_concurrency=4"
+                f"--set expects KEY=VALUE, got {pair!r}",
+                hint="e.g. --set dispatch.max_concurrency=4",
             )
         out[key.strip()] = parse_value(raw.strip())
     return out

@@ -493,11 +493,44 @@ def parse_index(text: str) -> ParsedIndex:
         return ParsedIndex(found=False, violations=(f"parser failure: {type(exc).__name__}",))
 
 
+def _block_notes(block: _Block) -> list[str]:
+    """The tolerated variations a chosen block shows."""
+    notes = []
+    if block.heading_level != 3 and not block.headless:
+        notes.append(f"heading level {block.heading_level}")
+    if block.fenced:
+        notes.append("index inside a code fence")
+    if block.table:
+        notes.append("index written as a table")
+    if block.legacy:
+        notes.append("older [P0-XXX] bullet shape")
+    if block.noncanonical_ids:
+        notes.append(f"{block.noncanonical_ids} id(s) not of the form AB-001")
+    if any(e.extra for e in block.entries):
+        notes.append("extra fields after the location")
+    return notes
+
+
+def _verdict_of(
+    block: _Block, lines: list[_Line], violations: list[str]
+) -> tuple[str | None, Verdict, str | None]:
+    """(declared verdict, effective verdict, error message); records violations."""
+    derived = derive_verdict(e.severity for e in block.entries if not e.improvement)
+    declared = _normalize_verdict(block.verdict_raw) if block.verdict_raw is not None else None
+    if declared is None:
+        violations.append("no Verdict line (derived from the findings)")
+    elif declared == "error":
+        return declared, "error", _error_message(lines, block.verdict_line or 0)
+    elif declared not in VERDICTS:
+        violations.append(f"unrecognized verdict {declared!r} (derived {derived})")
+    elif declared != derived:
+        violations.append(f"declared verdict {declared} disagrees with findings ({derived})")
+    return declared, derived, None
+
+
 def _parse(text: str) -> ParsedIndex:
     lines, crlf = _split_lines(text)
-    notes: list[str] = []
-    if crlf:
-        notes.append("CRLF line endings")
+    notes = ["CRLF line endings"] if crlf else []
     blocks = _blocks(lines)
     block = _choose(blocks)
     if block is None:
@@ -511,37 +544,11 @@ def _parse(text: str) -> ParsedIndex:
             else ()
         )
         return ParsedIndex(found=False, notes=tuple(notes), violations=empty)
-    violations: list[str] = []
-    if block.heading_level != 3 and not block.headless:
-        notes.append(f"heading level {block.heading_level}")
-    if block.fenced:
-        notes.append("index inside a code fence")
-    if block.table:
-        notes.append("index written as a table")
-    if block.legacy:
-        notes.append("older [P0-XXX] bullet shape")
-    if block.noncanonical_ids:
-        notes.append(f"{block.noncanonical_ids} id(s) not of the form AB-001")
-    if any(e.extra for e in block.entries):
-        notes.append("extra fields after the location")
-    if block.word_severity:
-        violations.append("word severities mapped to P0..P3")
-    entries = tuple(block.entries)
-    derived = derive_verdict(e.severity for e in entries if not e.improvement)
-    declared = _normalize_verdict(block.verdict_raw) if block.verdict_raw is not None else None
-    verdict: Verdict = derived
-    error_message = None
-    if declared is None:
-        violations.append("no Verdict line (derived from the findings)")
-    elif declared == "error":
-        verdict = "error"
-        error_message = _error_message(lines, block.verdict_line or 0)
-    elif declared not in VERDICTS:
-        violations.append(f"unrecognized verdict {declared!r} (derived {derived})")
-    elif declared != derived:
-        violations.append(f"declared verdict {declared} disagrees with findings ({derived})")
+    notes += _block_notes(block)
+    violations = ["word severities mapped to P0..P3"] if block.word_severity else []
+    declared, verdict, error_message = _verdict_of(block, lines, violations)
     return ParsedIndex(
-        entries=entries,
+        entries=tuple(block.entries),
         found=True,
         declared_verdict=declared,
         verdict=verdict,

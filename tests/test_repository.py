@@ -1,0 +1,95 @@
+"""Repository-level guarantees: public API, import layering, docs in sync."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import fluxdrive
+from fluxdrive.cli.reference import END, START, render_reference
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGE = REPO / "fluxdrive"
+
+# Leaf modules import nothing from the package; contracts only leaves and itself.
+LEAVES = {"fluxdrive._atomic", "fluxdrive._clock", "fluxdrive._columns", "fluxdrive.errors"}
+ALLOWED = {
+    "fluxdrive.contracts": LEAVES | {"fluxdrive.contracts"},
+    "fluxdrive._paths": {"fluxdrive.errors"},
+    "fluxdrive.channel": LEAVES | {"fluxdrive._paths"},
+    "fluxdrive.verdicts": LEAVES | {"fluxdrive._paths"},
+    "fluxdrive.config": LEAVES | {"fluxdrive.config"},
+    "fluxdrive.agents": LEAVES | {"fluxdrive._paths", "fluxdrive.agents"},
+}
+
+
+def test_public_api_is_deliberate() -> None:
+    assert fluxdrive.__all__ == sorted(fluxdrive.__all__)
+    assert fluxdrive.__all__ == [
+        "AgentDefinition",
+        "Config",
+        "FluxdriveError",
+        "IndexEntry",
+        "ParsedIndex",
+        "PeerFinding",
+        "VerdictRecord",
+        "__version__",
+        "channel",
+        "contracts",
+        "load_config",
+        "load_roster",
+        "verdicts",
+    ]
+    for name in fluxdrive.__all__:
+        assert hasattr(fluxdrive, name), name
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return {name for name in found if name == "fluxdrive" or name.startswith("fluxdrive.")}
+
+
+def _allowed(target: str, allowed: set[str]) -> bool:
+    return any(target == a or target.startswith(a + ".") for a in allowed)
+
+
+def test_layers_point_one_way() -> None:
+    violations = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module_name(path)
+        imports = _imports(path)
+        if module in LEAVES and imports:
+            violations.append(f"{module} is a leaf but imports {sorted(imports)}")
+        for layer, allowed in ALLOWED.items():
+            if module == layer or module.startswith(layer + "."):
+                bad = sorted(i for i in imports if not _allowed(i, allowed))
+                if bad:
+                    violations.append(f"{module} may not import {bad}")
+        if not module.startswith(("fluxdrive.cli", "fluxdrive.__main__")):
+            bad = sorted(i for i in imports if i.startswith("fluxdrive.cli"))
+            if bad:
+                violations.append(f"{module} imports the CLI: {bad}")
+    assert violations == []
+
+
+def test_readme_cli_reference_matches_help() -> None:
+    readme = (REPO / "README.md").read_text()
+    current = readme.split(START, 1)[1].split(END, 1)[0].lstrip("\n")
+    assert current == render_reference(), "README drifted from --help: run `make docs`"
+
+
+def test_readme_quick_start_and_ci_wiring() -> None:
+    readme = (REPO / "README.md").read_text()
+    assert "make test" in readme
+    assert (REPO / ".ci" / "run").read_text().strip().endswith("exec make test")
+    assert (REPO / "requirements.lock").exists() and (REPO / "requirements-dev.lock").exists()
