@@ -53,30 +53,41 @@ class InputError(FluxdriveError):
     """A path the user gave cannot be used as input."""
 
 
-class ConfigError(FluxdriveError):
+class _LocatedError(FluxdriveError):
+    """An error in one file (or variable) at one key: ``where: key 'k': problem``."""
+
+    noun = "key"
+
+    def __init__(
+        self, *, where: str, name: str | None, problem: str, hint: str | None = None
+    ) -> None:
+        located = f"{where}: {self.noun} '{name}'" if name else where
+        super().__init__(f"{located}: {problem}", hint=hint)
+        self.problem = problem
+
+
+class ConfigError(_LocatedError):
     """A configuration file, key or value is invalid."""
 
     def __init__(
         self, *, source: str, key: str | None, problem: str, hint: str | None = None
     ) -> None:
-        where = f"{source}: key '{key}'" if key else source
-        super().__init__(f"{where}: {problem}", hint=hint)
+        super().__init__(where=source, name=key, problem=problem, hint=hint)
         self.source = source
         self.key = key
-        self.problem = problem
 
 
-class AgentDefinitionError(FluxdriveError):
+class AgentDefinitionError(_LocatedError):
     """An agent definition file is missing a field or has a bad value."""
+
+    noun = "field"
 
     def __init__(
         self, *, path: str, field: str | None, problem: str, hint: str | None = None
     ) -> None:
-        where = f"{path}: field '{field}'" if field else path
-        super().__init__(f"{where}: {problem}", hint=hint)
+        super().__init__(where=path, name=field, problem=problem, hint=hint)
         self.path = path
         self.field = field
-        self.problem = problem
 
 
 class ChannelError(FluxdriveError):

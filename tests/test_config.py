@@ -38,7 +38,6 @@ def test_defaults_are_the_protocol_numbers() -> None:
     assert config.dropout.exempt == ["fd-safety", "fd-correctness"]
     assert config.knowledge.decay_reviews == 10 and config.knowledge.max_per_agent == 5
     assert config.output.stdout_budget_chars == 4000
-    assert config.channel.max_line_bytes == 4096
     assert config.research.max_agents == 2 and config.research.timeout_s == 60
     assert config.slicing.diff_min_lines == 1000 and config.slicing.document_min_lines == 200
     assert config.synthesis.dedup_max_distance == 0.3

@@ -238,14 +238,6 @@ class KnowledgeConfig(_Section):
     )
 
 
-class ChannelConfig(_Section):
-    """Peer-findings channel (section 10)."""
-
-    max_line_bytes: int = Field(
-        4096, ge=512, le=4096, description="longest channel line (<= PIPE_BUF)"
-    )
-
-
 class OutputConfig(_Section):
     """What callers read (section 11)."""
 
@@ -311,7 +303,6 @@ class Config(_Section):
     synthesis: SynthesisConfig = Field(default_factory=SynthesisConfig)
     domains: DomainsConfig = Field(default_factory=DomainsConfig)
     knowledge: KnowledgeConfig = Field(default_factory=KnowledgeConfig)
-    channel: ChannelConfig = Field(default_factory=ChannelConfig)
     output: OutputConfig = Field(default_factory=OutputConfig)
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
     kb: KnowledgeBaseConfig = Field(default_factory=KnowledgeBaseConfig)
