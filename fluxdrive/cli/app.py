@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from fluxdrive import __version__
-from fluxdrive.cli import agents, config, findings, verdicts
+from fluxdrive.cli import agent, agents, config, findings, rules, verdicts
 
 app = typer.Typer(
     name="fluxdrive",
@@ -54,3 +54,5 @@ app.add_typer(findings.app, name="findings")
 app.add_typer(verdicts.app, name="verdicts")
 app.add_typer(config.app, name="config")
 app.add_typer(agents.app, name="agents")
+app.add_typer(agent.app, name="agent")
+app.add_typer(rules.app, name="rules")

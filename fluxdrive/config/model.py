@@ -289,6 +289,40 @@ class KnowledgeBaseConfig(_Section):
     swarm_concurrency: int = Field(5, ge=1, le=32, description="investigating agents in flight")
 
 
+class LayerRule(_Section):
+    """An import the architecture check forbids: modules under ``source`` may not import ``forbidden``."""
+
+    source: str = Field(min_length=1, description="module prefix, e.g. app.domain")
+    forbidden: list[str] = Field(min_length=1, description="module prefixes it must not import")
+
+
+class StaticConfig(_Section):
+    """The offline static runtime: thresholds and noise control."""
+
+    max_per_rule: int = Field(5, ge=1, description="a rule firing more often folds into one finding")
+    disabled_rules: list[str] = Field(
+        default_factory=list, description="rule ids to skip, e.g. ruff:S101, astgrep:js-console-log"
+    )
+    complexity_p2: int = Field(10, ge=1, description="cyclomatic complexity above which a function is P2")
+    complexity_p1: int = Field(20, ge=1, description="cyclomatic complexity above which a function is P1")
+    function_lines_p2: int = Field(80, ge=1, description="function length (code lines) above which it is P2")
+    function_lines_p1: int = Field(200, ge=1, description="function length above which it is P1")
+    max_parameters: int = Field(6, ge=1, description="parameters above which a function is flagged")
+    module_lines: int = Field(1000, ge=1, description="code lines above which a module is oversized")
+    max_fan_out: int = Field(20, ge=1, description="internal imports above which a module is a hub")
+    max_fan_in: int = Field(30, ge=1, description="importers above which a module is a bottleneck")
+    max_file_bytes: int = Field(2_000_000, ge=1, description="larger files are skipped with a note")
+    layers: list[LayerRule] = Field(default_factory=list, description="forbidden imports between layers")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> StaticConfig:
+        if self.complexity_p2 > self.complexity_p1:
+            raise ValueError("complexity_p2 must not exceed complexity_p1")
+        if self.function_lines_p2 > self.function_lines_p1:
+            raise ValueError("function_lines_p2 must not exceed function_lines_p1")
+        return self
+
+
 class Config(_Section):
     """The whole effective configuration."""
 
@@ -306,3 +340,4 @@ class Config(_Section):
     output: OutputConfig = Field(default_factory=OutputConfig)
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
     kb: KnowledgeBaseConfig = Field(default_factory=KnowledgeBaseConfig)
+    static: StaticConfig = Field(default_factory=StaticConfig)

@@ -1,0 +1,130 @@
+"""How an agent is executed: the runtime protocol and its data.
+
+A runtime turns an :class:`AgentTask` into the agent's ``.md`` report
+(through the completion contract) and an :class:`AgentResult`. It implements
+one async method, :meth:`Runtime.run`; its capabilities are class attributes
+checked when it is registered. The protocol never depends on which runtime
+ran an agent: static analyzers, an LLM API or a coding-assistant CLI all end
+in the same files.
+"""
+
+from __future__ import annotations
+
+import abc
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from fluxdrive.agents import AgentDefinition
+    from fluxdrive.config import Config
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewContent:
+    """What an agent reviews: files under a project root, or part of them.
+
+    ``files`` are POSIX paths relative to ``root``; an agent may read only
+    inside ``root``. ``content_file`` is the rendered content (or the
+    agent's slice) that prompt-based runtimes read. ``changed_lines``, for
+    diffs, limits findings to the lines the change touched.
+    """
+
+    root: Path
+    files: tuple[str, ...]
+    input_type: str = "directory"
+    content_file: Path | None = None
+    changed_lines: Mapping[str, frozenset[int]] | None = None
+    label: str = ""
+
+    @property
+    def is_document(self) -> bool:
+        """True when the input is a single markdown/text document."""
+        return self.input_type == "document"
+
+
+@dataclass(frozen=True, slots=True)
+class AgentTask:
+    """Everything a runtime needs to run one agent once."""
+
+    agent: AgentDefinition
+    prompt: str
+    content: ReviewContent
+    output_dir: Path
+    channel_path: Path
+    config: Config
+    deadline_s: float | None = None
+    stage: int = 1
+
+
+class Outcome(enum.Enum):
+    """How an agent run ended."""
+
+    COMPLETED = "completed"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """What the run cost."""
+
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    wall_s: float = 0.0
+
+    @property
+    def tokens(self) -> int:
+        """Billing tokens: input plus output."""
+        return self.tokens_in + self.tokens_out
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Who produced the findings (synthesis uses the model family)."""
+
+    provider: str
+    model_family: str
+    model_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class AgentResult:
+    """The outcome of one agent run; the report itself is on disk."""
+
+    agent: str
+    outcome: Outcome
+    output_path: Path
+    provenance: Provenance
+    usage: Usage = field(default_factory=Usage)
+    error: str | None = None
+    notes: tuple[str, ...] = ()
+
+
+class Runtime(abc.ABC):
+    """One way of executing agents. Implement :meth:`run`; set the capabilities.
+
+    ``run`` writes ``OUTPUT_DIR/<agent>.md`` through
+    :mod:`fluxdrive.contracts.completion`. It may raise: the guard in
+    :mod:`fluxdrive.runtimes.guard` turns any failure into an error stub, so
+    a runtime never takes the run down with it.
+    """
+
+    name: ClassVar[str]
+    offline: ClassVar[bool] = False
+    needs_key: ClassVar[bool] = False
+    key_env_var: ClassVar[str | None] = None
+    remote: ClassVar[bool] = False
+    description: ClassVar[str] = ""
+
+    @abc.abstractmethod
+    async def run(self, task: AgentTask) -> AgentResult:
+        """Run the agent and return its result."""
+
+    def provenance(self, task: AgentTask) -> Provenance:
+        """Who runs ``task`` (used for stubs when ``run`` fails)."""
+        return Provenance(self.name, self.name, self.name)

@@ -1,0 +1,100 @@
+"""The wrapper that keeps one agent's failure from becoming the run's.
+
+:func:`run_guarded` is how every caller runs an agent. Whatever the runtime
+does - returns, raises, hangs past its deadline, or is cancelled - afterwards
+exactly one ``<agent>.md`` exists (PROTOCOL.md section 7), a verdict record
+describes it, and an :class:`AgentResult` says what happened. Timeouts apply
+the completion table (a partial report is kept and tagged); errors become
+the section 6 error stub. Cancellation writes a stub and is re-raised so the
+caller's Ctrl-C still stops the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+
+from fluxdrive import verdicts
+from fluxdrive.contracts import (
+    OutputStatus,
+    classify_output,
+    output_path,
+    settle,
+    write_error_stub,
+)
+from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Runtime, Usage
+
+
+def _summary(task: AgentTask) -> tuple[str, str]:
+    """(verdict status, one-line summary) for the agent's output."""
+    result = classify_output(output_path(task.output_dir, task.agent.name))
+    index = result.index
+    if result.status is OutputStatus.ERROR:
+        return "ERROR", result.reason
+    if result.status is OutputStatus.MISSING or (
+        result.status is OutputStatus.MALFORMED and not result.usable_index
+    ):
+        return "NEEDS_ATTENTION", f"{result.status.value}: {result.reason}"
+    counts = {s: sum(1 for e in index.findings if e.severity == s) for s in ("P0", "P1", "P2", "P3")}
+    shown = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"
+    top = next((e for e in index.findings if e.severity in ("P0", "P1")), None)
+    headline = f": {top.title}" if top else ""
+    status = verdicts.STATUS_FOR_VERDICT[index.verdict]
+    if result.status is OutputStatus.MALFORMED:
+        status = "NEEDS_ATTENTION"
+        shown += f" (malformed: {result.reason})"
+    return status, f"{shown}{headline}"
+
+
+def record_verdict(task: AgentTask, result: AgentResult) -> None:
+    """Write the agent's verdict record from its report on disk."""
+    status, summary = _summary(task)
+    verdicts.write_verdict(
+        task.output_dir,
+        task.agent.name,
+        status,
+        summary,
+        detail_path=f"{task.agent.name}.md",
+        tokens=result.usage.tokens,
+    )
+
+
+def _failed(task: AgentTask, runtime: Runtime, outcome: Outcome, message: str, started: float) -> AgentResult:
+    return AgentResult(
+        agent=task.agent.name,
+        outcome=outcome,
+        output_path=output_path(task.output_dir, task.agent.name),
+        provenance=runtime.provenance(task),
+        usage=Usage(wall_s=time.monotonic() - started),
+        error=message,
+    )
+
+
+async def run_guarded(runtime: Runtime, task: AgentTask) -> AgentResult:
+    """Run ``task`` on ``runtime``; never raise except on cancellation."""
+    started = time.monotonic()
+    name = task.agent.name
+    try:
+        if task.deadline_s is None:
+            result = await runtime.run(task)
+        else:
+            result = await asyncio.wait_for(runtime.run(task), timeout=task.deadline_s)
+        settle(task.output_dir, name, reason="finished without completing its report")
+    except TimeoutError:
+        reason = f"timed out after {task.deadline_s:g} s"
+        completion = settle(task.output_dir, name, reason=reason)
+        outcome = Outcome.TIMEOUT
+        result = _failed(task, runtime, outcome, reason, started)
+        if completion.partial:
+            result = dataclasses.replace(result, notes=("partial report kept, tagged partial",))
+    except asyncio.CancelledError:
+        write_error_stub(task.output_dir, name, "cancelled before it finished")
+        record_verdict(task, _failed(task, runtime, Outcome.CANCELLED, "cancelled", started))
+        raise
+    except Exception as exc:  # the guard's whole job: any failure becomes a stub
+        message = f"{type(exc).__name__}: {' '.join(str(exc).split()) or 'no message'}"
+        write_error_stub(task.output_dir, name, message)
+        result = _failed(task, runtime, Outcome.ERROR, message, started)
+    record_verdict(task, result)
+    return result

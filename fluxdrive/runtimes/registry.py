@@ -1,0 +1,63 @@
+"""Runtimes by name, registered through one hook for built-ins and plugins.
+
+Built-in runtimes are declared as ``fluxdrive.runtimes`` entry points in
+our own ``pyproject.toml``, exactly as a third-party package would declare
+its runtime, so there is one registration path. Capabilities are checked on
+registration: a runtime that needs a key must name its environment variable.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from importlib.metadata import entry_points
+
+from fluxdrive.errors import UsageError
+from fluxdrive.runtimes.base import Runtime
+
+ENTRY_POINT_GROUP = "fluxdrive.runtimes"
+_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
+
+_registry: dict[str, type[Runtime]] = {}
+_loaded = False
+
+
+def register(cls: type[Runtime]) -> type[Runtime]:
+    """Add a runtime class; usable as a decorator. Checks its capabilities."""
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise TypeError(f"{cls.__qualname__}.name must be a lowercase identifier, got {name!r}")
+    if not isinstance(cls.offline, bool) or not isinstance(cls.remote, bool):
+        raise TypeError(f"{cls.__qualname__}: offline and remote must be booleans")
+    if cls.needs_key and not cls.key_env_var:
+        raise TypeError(f"{cls.__qualname__} needs a key but names no key_env_var")
+    existing = _registry.get(name)
+    if existing is not None and existing is not cls:
+        raise TypeError(f"runtime name {name!r} is taken by {existing.__qualname__}")
+    _registry[name] = cls
+    return cls
+
+
+def _load_entry_points() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
+        register(point.load())
+
+
+def runtime_class(name: str) -> type[Runtime]:
+    """The runtime registered as ``name``; a UsageError with a suggestion otherwise."""
+    _load_entry_points()
+    if name in _registry:
+        return _registry[name]
+    close = difflib.get_close_matches(name, list(_registry), n=1)
+    hint = f"did you mean '{close[0]}'?" if close else f"available: {', '.join(sorted(_registry))}"
+    raise UsageError(f"unknown runtime {name!r}", hint=hint)
+
+
+def available() -> dict[str, type[Runtime]]:
+    """Every registered runtime by name."""
+    _load_entry_points()
+    return dict(sorted(_registry.items()))

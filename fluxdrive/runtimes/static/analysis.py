@@ -1,0 +1,79 @@
+"""One analysis per reviewed content, shared by every agent that reviews it.
+
+Each analyzer runs at most once per content, the first time any agent needs
+it: when seven agents start together, ruff still runs once. The analysis is
+thread-safe (agents await it from worker threads) and remembers each
+analyzer's wall time for the report and the benchmark.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from fluxdrive.config.model import StaticConfig
+from fluxdrive.runtimes.base import ReviewContent
+from fluxdrive.runtimes.static.analyzers import architecture, checks, complexity, patterns, ruff, secrets
+from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.ownership import ANALYZER_ORDER, Ownership
+from fluxdrive.runtimes.static.source import load_sources
+
+ANALYZERS: dict[str, Callable[[AnalyzerContext], AnalyzerOutput]] = {
+    "secrets": secrets.run,
+    "ruff": ruff.run,
+    "patterns": patterns.run,
+    "lizard": complexity.run,
+    "checks": checks.run,
+    "architecture": architecture.run,
+}
+
+
+class Analysis:
+    """Lazily computed analyzer outputs for one content."""
+
+    def __init__(self, content: ReviewContent, settings: StaticConfig, ownership: Ownership) -> None:
+        self.content = content
+        self.settings = settings
+        self.ownership = ownership
+        self.load_seconds = 0.0
+        self._context: AnalyzerContext | None = None
+        self._outputs: dict[str, AnalyzerOutput] = {}
+        self._guard = threading.Lock()
+        self._locks = {name: threading.Lock() for name in ANALYZERS}
+
+    def context(self) -> AnalyzerContext:
+        """The loaded sources (read from disk once)."""
+        with self._guard:
+            if self._context is None:
+                started = time.monotonic()
+                root = Path(self.content.root).resolve()
+                loaded = load_sources(root, self.content.files, max_bytes=self.settings.max_file_bytes)
+                self._context = AnalyzerContext(root, loaded, self.settings, self.ownership.ruff_select)
+                self.load_seconds = time.monotonic() - started
+            return self._context
+
+    def ensure(self, names: Iterable[str]) -> list[AnalyzerOutput]:
+        """Run the named analyzers that have not run yet; return all of them, in order."""
+        wanted = [name for name in ANALYZER_ORDER if name in set(names)]
+        context = self.context()
+        for name in wanted:
+            with self._locks[name]:
+                if name not in self._outputs:
+                    self._outputs[name] = _run_one(name, context)
+        return [self._outputs[name] for name in wanted]
+
+    @property
+    def outputs(self) -> dict[str, AnalyzerOutput]:
+        """Every analyzer output computed so far."""
+        return dict(self._outputs)
+
+
+def _run_one(name: str, context: AnalyzerContext) -> AnalyzerOutput:
+    started = time.monotonic()
+    try:
+        output = ANALYZERS[name](context)
+    except Exception as exc:  # an analyzer bug must not take the agents down
+        return AnalyzerOutput(name, error=f"{name} failed: {type(exc).__name__}: {exc}", seconds=time.monotonic() - started)
+    return output

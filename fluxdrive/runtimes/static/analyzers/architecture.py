@@ -1,0 +1,257 @@
+"""fd-architecture's view of a tree: the import graph and what it says.
+
+Python imports are read from the AST (absolute and relative), JavaScript and
+TypeScript relative imports (``import ... from './x'``, ``require('../y')``)
+from the text. Only imports between files of the reviewed tree count. From
+the graph: import cycles (strongly connected components), hub modules with
+extreme fan-out or fan-in, oversized modules, and imports that break the
+layering rules configured in ``[static] layers``.
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
+from fluxdrive.runtimes.static.source import Source
+
+JS_LANGUAGES = {"javascript", "typescript", "tsx"}
+JS_IMPORT = re.compile(r"""(?:\bfrom\s+|\brequire\(\s*|\bimport\s*\(\s*|^\s*import\s+)["'](\.{1,2}/[^"']+)["']""", re.M)
+JS_EXTENSIONS = ("", ".js", ".ts", ".tsx", ".jsx", ".mjs", "/index.js", "/index.ts", "/index.tsx")
+
+
+@dataclass
+class Graph:
+    """Modules (by path), their dotted names, and import edges with line numbers."""
+
+    names: dict[str, str] = field(default_factory=dict)
+    edges: dict[str, dict[str, int]] = field(default_factory=dict)
+    sources: dict[str, Source] = field(default_factory=dict)
+
+    def add(self, source: str, target: str, line: int) -> None:
+        if source != target:
+            self.edges.setdefault(source, {}).setdefault(target, line)
+
+    def importers(self) -> dict[str, set[str]]:
+        incoming: dict[str, set[str]] = {}
+        for source, targets in self.edges.items():
+            for target in targets:
+                incoming.setdefault(target, set()).add(source)
+        return incoming
+
+
+def _python_key(path: str, packages: set[str]) -> str:
+    """The dotted name a module is imported by.
+
+    Inside packages: from the outermost package directory (``src/pkg/a.py``
+    -> ``pkg.a``). Outside any package, the whole relative path is used, so a
+    stray ``utils/json.py`` is never mistaken for the standard ``json``.
+    """
+    parts = list(PurePosixPath(path).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    start = len(parts) - 1
+    while start > 0 and "/".join(parts[:start]) in packages:
+        start -= 1
+    in_package = start < len(parts) - 1 or path.endswith("__init__.py")
+    return ".".join(parts[start:] if in_package else parts)
+
+
+def _python_graph(context: AnalyzerContext, graph: Graph) -> None:
+    files = [s for s in context.python_sources() if s.block_of is None]
+    packages = {posixpath.dirname(s.path) for s in files if s.path.endswith("__init__.py")}
+    index: dict[str, str] = {}
+    for source in files:
+        key = _python_key(source.path, packages)
+        graph.names[source.path] = key
+        graph.sources[source.path] = source
+        index.setdefault(key, source.path)
+    for source in files:
+        tree = context.python_tree(source)
+        if tree is None:
+            continue
+        own = graph.names[source.path]
+        package = own if source.path.endswith("__init__.py") else own.rpartition(".")[0]
+        for target, line in _python_imports(tree, package):
+            resolved = _resolve(target, index)
+            if resolved is not None:
+                graph.add(source.path, resolved, line)
+
+
+def _python_imports(tree: ast.Module, package: str) -> Iterator[tuple[str, int]]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".") if package else []
+                parts = parts[: len(parts) - (node.level - 1)] if node.level > 1 else parts
+                base = ".".join([*parts, *([base] if base else [])])
+            for alias in node.names:
+                yield (f"{base}.{alias.name}" if base else alias.name), node.lineno
+
+
+def _resolve(target: str, index: dict[str, str]) -> str | None:
+    parts = target.split(".")
+    for end in range(len(parts), 0, -1):
+        path = index.get(".".join(parts[:end]))
+        if path is not None:
+            return path
+    return None
+
+
+def _js_graph(context: AnalyzerContext, graph: Graph) -> None:
+    files = {s.path: s for s in context.sources if s.language in JS_LANGUAGES and s.block_of is None}
+    for path, source in files.items():
+        graph.names[path] = path
+        graph.sources[path] = source
+    for path, source in files.items():
+        for match in JS_IMPORT.finditer(source.text):
+            base = posixpath.normpath(posixpath.join(posixpath.dirname(path), match.group(1)))
+            resolved = next((base + ext for ext in JS_EXTENSIONS if base + ext in files), None)
+            if resolved is not None:
+                graph.add(path, resolved, source.text.count("\n", 0, match.start()) + 1)
+
+
+def _components(graph: Graph) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph.names):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.edges.get(root, {}))))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.edges.get(child, {})))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return sorted(found)
+
+
+def _cycle_path(graph: Graph, component: list[str]) -> list[str]:
+    """A shortest cycle through the component's first module."""
+    members = set(component)
+    start = component[0]
+    previous: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for target in sorted(graph.edges.get(node, {})):
+                if target == start:
+                    path = [node]
+                    while path[-1] != start:
+                        path.append(previous[path[-1]])
+                    return [start, *reversed(path[:-1]), start] if len(path) > 1 else [start, node, start]
+                if target in members and target not in previous and target != start:
+                    previous[target] = node
+                    following.append(target)
+        frontier = following
+    return [*component, component[0]]
+
+
+def _hit(graph: Graph, path: str, line: int, check: str, severity: str, title: str, why: str, fix: str) -> Hit:
+    source = graph.sources[path]
+    return Hit(
+        rule=f"fluxdrive:{check}", claim=Claim("fluxdrive", check), severity=severity,
+        path=path, line=line, title=title, why=why, fix=fix,
+        evidence=evidence_for(source.text.splitlines(), line), category=check,
+    )  # fmt: skip
+
+
+def _findings(context: AnalyzerContext, graph: Graph) -> Iterator[Hit]:
+    settings = context.settings
+    for component in _components(graph):
+        cycle = _cycle_path(graph, component)
+        names = " -> ".join(graph.names[p] for p in cycle)
+        first, second = cycle[0], cycle[1]
+        yield _hit(graph, first, graph.edges[first][second], "import-cycles", "P2",
+                   f"Import cycle between {len(component)} modules: {names}",
+                   "Modules in a cycle cannot be understood, tested or reused apart, and import order bugs appear at start-up.",
+                   "Move the shared piece into a lower module both can import, or invert one dependency through an interface.")  # fmt: skip
+    incoming = graph.importers()
+    for path in sorted(graph.names):
+        fan_out = len(graph.edges.get(path, {}))
+        if fan_out > settings.max_fan_out:
+            yield _hit(graph, path, min(graph.edges[path].values()), "module-fan-in-out", "P2",
+                       f"{graph.names[path]} imports {fan_out} modules of this tree (threshold {settings.max_fan_out})",
+                       "A module that depends on most of the tree changes whenever anything changes and is hard to test alone.",
+                       "Split it by responsibility, or let callers pass in what it needs.")  # fmt: skip
+        fan_in = len(incoming.get(path, ()))
+        if fan_in > settings.max_fan_in:
+            yield _hit(graph, path, 1, "module-fan-in-out", "P3",
+                       f"{graph.names[path]} is imported by {fan_in} modules (threshold {settings.max_fan_in})",
+                       "Every change to a module this central ripples through the tree; its interface must stay small and stable.",
+                       "Keep its public surface minimal and documented; split unrelated helpers out of it.")  # fmt: skip
+        code_lines = sum(1 for line in graph.sources[path].text.splitlines() if line.strip() and not line.strip().startswith(("#", "//")))
+        if code_lines > settings.module_lines:
+            yield _hit(graph, path, 1, "oversized-module", "P2",
+                       f"{graph.names[path]} has {code_lines} lines of code (threshold {settings.module_lines})",
+                       "A module this large holds several ideas; readers cannot find the one they need and changes collide.",
+                       "Split it into modules with one idea each, keeping a small public entry point.")  # fmt: skip
+        for rule in settings.layers:
+            own = graph.names[path]
+            if not _under(own, path, rule.source):
+                continue
+            for target, line in sorted(graph.edges.get(path, {}).items()):
+                forbidden = next((f for f in rule.forbidden if _under(graph.names[target], target, f)), None)
+                if forbidden:
+                    yield _hit(graph, path, line, "layering-rules", "P1",
+                               f"{own} imports {graph.names[target]}, which layer rule '{rule.source} must not import {forbidden}' forbids",
+                               "The configured layering keeps lower layers independent of higher ones; this import couples them.",
+                               "Depend on an abstraction owned by the lower layer, or move the shared code down.")  # fmt: skip
+
+
+def _under(name: str, path: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".") or path.startswith(prefix.rstrip("/") + "/")
+
+
+def run(context: AnalyzerContext) -> AnalyzerOutput:
+    """Build the import graph of the reviewed files and report what it shows."""
+    started = time.monotonic()
+    graph = Graph()
+    _python_graph(context, graph)
+    _js_graph(context, graph)
+    hits = tuple(_findings(context, graph))
+    edges = sum(len(t) for t in graph.edges.values())
+    note = f"import graph: {len(graph.names)} modules, {edges} internal imports"
+    return AnalyzerOutput("architecture", hits, (note,), time.monotonic() - started)

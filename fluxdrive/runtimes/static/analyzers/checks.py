@@ -1,0 +1,61 @@
+"""fluxdrive's own Python and document checks over every source."""
+
+from __future__ import annotations
+
+import posixpath
+import time
+
+from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.checks.base import DocModule
+from fluxdrive.runtimes.static.checks.runner import RanCheck, run_document_checks, run_python_checks
+from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
+from fluxdrive.runtimes.static.source import Source
+
+
+def _hit(source: Source, ran: RanCheck, lines: list[str], section: str | None = None) -> Hit:
+    path, line, also = source.location(ran.hit.line)
+    spec = ran.spec
+    return Hit(
+        rule=spec.rule_id,
+        claim=Claim("fluxdrive", spec.name),
+        severity=ran.hit.severity or spec.severity,
+        path=path,
+        line=line,
+        title=ran.hit.title,
+        why=ran.hit.why,
+        fix=ran.hit.fix,
+        evidence=evidence_for(lines, ran.hit.line),
+        also=also,
+        section=section,
+        category=spec.name.removeprefix("py-").removeprefix("doc-"),
+    )
+
+
+def run(context: AnalyzerContext) -> AnalyzerOutput:
+    """Python checks on Python sources, document checks on markdown documents."""
+    started = time.monotonic()
+    hits: list[Hit] = []
+    notes: list[str] = []
+    root = context.root
+
+    for source in context.sources:
+        lines = source.text.splitlines()
+        if source.language == "python":
+            tree = context.python_tree(source)
+            if tree is None:
+                notes.append(f"{source.name}: not valid Python; Python checks skipped")
+                continue
+            for ran in run_python_checks(source.name, source.text, None, notes, tree):
+                hits.append(_hit(source, ran, lines))
+        elif source.language == "markdown" and source.block_of is None:
+            base = posixpath.dirname(source.path)
+
+            def exists(target: str, base: str = base) -> bool:
+                relative = posixpath.normpath(posixpath.join(base, target))
+                return not relative.startswith("..") and (root / relative).exists()
+
+            outline = DocModule(source.path, source.text)
+            for ran in run_document_checks(source.path, source.text, None, notes, exists):
+                hits.append(_hit(source, ran, lines, outline.section_of(ran.hit.line)))
+    return AnalyzerOutput("checks", tuple(hits), tuple(notes), time.monotonic() - started)
+

@@ -1,0 +1,77 @@
+"""Lizard: cyclomatic complexity, function length and parameter count, many languages."""
+
+from __future__ import annotations
+
+import time
+from pathlib import PurePosixPath
+from typing import Any
+
+from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
+
+# Extensions lizard understands (it picks the reader from the file name).
+SUPPORTED = {
+    ".py", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".go", ".java", ".rb", ".php",
+    ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".rs", ".swift", ".kt", ".scala", ".lua",
+}  # fmt: skip
+
+
+def _function_hits(context: AnalyzerContext, function: Any, source: Any, lines: list[str]) -> list[Hit]:
+    settings = context.settings
+    name = str(function.name)
+    start = int(function.start_line)
+    path, line, also = source.location(start)
+    hits = []
+
+    def hit(kind: str, severity: str, title: str, why: str, fix: str) -> None:
+        hits.append(
+            Hit(
+                rule=f"lizard:{kind}", claim=Claim("lizard", kind), severity=severity,
+                path=path, line=line, title=title, why=why, fix=fix,
+                evidence=evidence_for(lines, start), also=also, category=f"function-{kind}",
+            )
+        )  # fmt: skip
+
+    ccn = int(function.cyclomatic_complexity)
+    if ccn > settings.complexity_p2:
+        severity = "P1" if ccn > settings.complexity_p1 else "P2"
+        limit = settings.complexity_p1 if severity == "P1" else settings.complexity_p2
+        hit("complexity", severity, f"{name}() has cyclomatic complexity {ccn} (threshold {limit})",
+            f"{ccn} independent paths through one function: each needs a test, and changes interact in ways readers miss.",
+            "Split the function along its branches (guard clauses, a dispatch table, or helper functions per case).")  # fmt: skip
+    nloc = int(function.nloc)
+    if nloc > settings.function_lines_p2:
+        severity = "P1" if nloc > settings.function_lines_p1 else "P2"
+        limit = settings.function_lines_p1 if severity == "P1" else settings.function_lines_p2
+        hit("length", severity, f"{name}() is {nloc} lines of code long (threshold {limit})",
+            "A function this long does several jobs; readers must hold all of it in mind to change any part safely.",
+            "Extract the steps into named helper functions, each doing one job.")  # fmt: skip
+    parameters = len(getattr(function, "parameters", ()) or ())
+    if parameters > settings.max_parameters:
+        hit("parameters", "P2", f"{name}() takes {parameters} parameters (threshold {settings.max_parameters})",
+            "Long parameter lists are easy to call in the wrong order and usually mean the function does too much.",
+            "Group related parameters into a small data object, or split the function.")  # fmt: skip
+    return hits
+
+
+def run(context: AnalyzerContext) -> AnalyzerOutput:
+    """Measure every function of every supported source."""
+    started = time.monotonic()
+    try:
+        from lizard import analyze_file
+    except ImportError:
+        return AnalyzerOutput("lizard", error="lizard is not installed (pip install lizard)")
+    hits: list[Hit] = []
+    notes: list[str] = []
+    for source in context.sources:
+        if PurePosixPath(source.name).suffix.lower() not in SUPPORTED:
+            continue
+        try:
+            info = analyze_file.analyze_source_code(source.name, source.text)
+        except Exception as exc:  # lizard's readers can choke on odd syntax
+            notes.append(f"lizard skipped {source.name}: {type(exc).__name__}")
+            continue
+        lines = source.text.splitlines()
+        for function in info.function_list:
+            hits.extend(_function_hits(context, function, source, lines))
+    return AnalyzerOutput("lizard", tuple(hits), tuple(notes), time.monotonic() - started)

@@ -1,0 +1,52 @@
+"""The shipped pattern rules (ast-grep and line rules) over non-Python sources."""
+
+from __future__ import annotations
+
+import time
+
+from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
+from fluxdrive.runtimes.static.rules import RuleError, load_rules, scan_text
+
+
+def run(context: AnalyzerContext) -> AnalyzerOutput:
+    """Scan every source a rule applies to, parsing each file once per language."""
+    started = time.monotonic()
+    try:
+        rules = load_rules()
+    except RuleError as exc:
+        return AnalyzerOutput("patterns", error=f"rules could not load: {exc}")
+    try:
+        import ast_grep_py  # noqa: F401  (native module; report clearly if missing)
+    except ImportError:
+        return AnalyzerOutput("patterns", error="ast-grep-py is not installed (pip install ast-grep-py)")
+    hits: list[Hit] = []
+    notes: list[str] = []
+    for source in context.sources:
+        if source.language in ("python", "markdown"):
+            continue
+        lines = source.text.splitlines()
+        try:
+            matches = scan_text(source.text, source.name, rules, source.language)
+        except Exception as exc:  # a parser panic on one file must not stop the others
+            notes.append(f"pattern rules skipped {source.name}: {type(exc).__name__}")
+            continue
+        for match in matches:
+            path, line, also = source.location(match.line)
+            spec = match.rule
+            hits.append(
+                Hit(
+                    rule=spec.rule_id,
+                    claim=Claim("rules", spec.owner_tag),
+                    severity=spec.severity,
+                    path=path,
+                    line=line,
+                    title=match.title,
+                    why=spec.why,
+                    fix=spec.fix,
+                    evidence=evidence_for(lines, match.line),
+                    also=also,
+                    category=spec.id.split("-", 1)[1] if "-" in spec.id else spec.id,
+                )
+            )
+    return AnalyzerOutput("patterns", tuple(hits), tuple(notes), time.monotonic() - started)

@@ -1,0 +1,102 @@
+"""detect-secrets: hard-coded credentials, reported by location and type only.
+
+Only lines that could hold a credential (a keyword, a long quoted token, a
+known key prefix) are handed to detect-secrets' file-aware line scanner, which
+keeps the scan fast on large trees. Every value found is registered with the
+analysis's :class:`~fluxdrive.runtimes.static.hits.SecretMask`, so no output
+ever shows it.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from pathlib import PurePosixPath
+from typing import Any
+
+from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
+from fluxdrive.runtimes.static.source import Source
+
+CANDIDATE = re.compile(
+    r"(?i:pass|pwd|secret|token|api.?key|auth|cred|private|BEGIN)"
+    r"|[\"'][A-Za-z0-9+/=_\-.]{20,}[\"']|AKIA|gh[pousr]_|sk_live|xox[abpr]-|eyJ|AIza"
+)
+SKIP_NAMES = {"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "go.sum", "Cargo.lock", "uv.lock"}
+SKIP_SUFFIXES = {".lock", ".svg", ".min.js", ".map"}
+ENTROPY_TYPES = {"Base64 High Entropy String", "Hex High Entropy String"}
+TEST_HINTS = ("test", "spec", "fixture", "example", "sample", "mock")
+
+# detect-secrets keeps its settings in module globals: one scan at a time.
+_SCAN_LOCK = threading.Lock()
+
+
+def _skipped(path: str) -> bool:
+    name = PurePosixPath(path).name
+    return name in SKIP_NAMES or any(name.endswith(s) for s in SKIP_SUFFIXES)
+
+
+def _scan(source: Source, process: Any) -> list[Any]:
+    lines = [(n, text) for n, text in enumerate(source.text.splitlines(), start=1) if CANDIDATE.search(text)]
+    return list(process(lines, source.name)) if lines else []
+
+
+def _best_per_line(found: list[Any]) -> dict[int, list[Any]]:
+    by_line: dict[int, list[Any]] = {}
+    for secret in found:
+        by_line.setdefault(int(secret.line_number), []).append(secret)
+    return by_line
+
+
+def _hit(source: Source, line: int, secrets: list[Any], lines: list[str]) -> Hit:
+    specific = [s for s in secrets if s.type not in ENTROPY_TYPES] or secrets
+    kind = sorted({str(s.type) for s in specific})[0]
+    path, reported, also = source.location(line)
+    in_test = any(hint in source.path.lower() for hint in TEST_HINTS)
+    return Hit(
+        rule=f"detect-secrets:{kind}",
+        claim=Claim("secrets", "secrets"),
+        severity="P2" if in_test else "P0",
+        path=path,
+        line=reported,
+        title=f"Hard-coded {kind} in {path}" + (" (test/example file)" if in_test else ""),
+        why=(
+            "A credential committed to the repository is readable by everyone with access to it, "
+            "forever (history keeps it), and cannot be rotated without a code change."
+        ),
+        fix="Remove it, rotate the credential, and load it from the environment or a secrets manager.",
+        evidence=evidence_for(lines, line),
+        also=also,
+        category="hardcoded-secret",
+    )
+
+
+def run(context: AnalyzerContext) -> AnalyzerOutput:
+    """Scan every text source; register each secret value with the mask."""
+    started = time.monotonic()
+    try:
+        from detect_secrets.core.scan import _process_line_based_plugins
+        from detect_secrets.settings import default_settings
+    except ImportError:
+        return AnalyzerOutput("secrets", error="detect-secrets is not installed (pip install detect-secrets)")
+    hits: list[Hit] = []
+    notes: list[str] = []
+    with _SCAN_LOCK, default_settings():
+        for source in context.sources:
+            # A document is scanned whole (credentials get pasted into plans), so
+            # its code blocks are not scanned a second time.
+            if source.block_of is not None or _skipped(source.path):
+                continue
+            try:
+                found = _scan(source, _process_line_based_plugins)
+            except Exception as exc:  # a plugin failing on odd input must not stop the scan
+                notes.append(f"detect-secrets skipped {source.name}: {type(exc).__name__}")
+                continue
+            lines = source.text.splitlines()
+            for line, secrets in sorted(_best_per_line(found).items()):
+                path, reported, _also = source.location(line)
+                for secret in secrets:
+                    context.mask.add(path, reported, getattr(secret, "secret_value", None))
+                hits.append(_hit(source, line, secrets, lines))
+    return AnalyzerOutput("secrets", tuple(hits), tuple(notes), time.monotonic() - started)

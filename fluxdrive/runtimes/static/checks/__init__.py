@@ -1,0 +1,21 @@
+"""fluxdrive's own Python and document checks, one module per agent area."""
+
+from __future__ import annotations
+
+import importlib
+
+MODULES = (
+    "safety",
+    "correctness",
+    "quality",
+    "performance",
+    "game",
+    "product",
+    "documents",
+)
+
+
+def load_all() -> None:
+    """Import every check module so its checks register themselves."""
+    for name in MODULES:
+        importlib.import_module(f"fluxdrive.runtimes.static.checks.{name}")

@@ -1,0 +1,331 @@
+"""The framework for fluxdrive's own checks (what no off-the-shelf tool covers well).
+
+A check is a function registered with :func:`python_check` (it receives a
+parsed :class:`PyModule`) or :func:`document_check` (a :class:`DocModule`),
+and yields :class:`CheckHit` values. The check's name is what agent
+definitions list in ``static.checks``; its hits are reported as rule
+``fluxdrive:<name>``. Each check has a default severity and the
+tag of the agent area that owns it, following
+``fluxdrive/data/rules/README.md``.
+
+Checks see one file at a time, must never raise (a failing check is reported
+as a note, and the others still run), and should prefer silence to noise:
+each exists to catch a specific, explainable problem.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+CheckSeverity = Literal["P0", "P1", "P2", "P3"]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckHit:
+    """One problem a check found.
+
+    ``title`` names what and where ("SQL built with an f-string reaches
+    cursor.execute() in get_user()"); ``why`` and ``fix`` are one or two
+    sentences each. ``severity`` overrides the check's default when set.
+    """
+
+    line: int
+    title: str
+    why: str
+    fix: str
+    severity: CheckSeverity | None = None
+    end_line: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CheckSpec:
+    """A registered check."""
+
+    name: str
+    kind: Literal["python", "document"]
+    tag: str
+    severity: CheckSeverity
+    summary: str
+    function: Callable[..., Iterable[CheckHit]]
+    match: tuple[str, ...]
+    no_match: tuple[str, ...]
+
+    @property
+    def rule_id(self) -> str:
+        """``fluxdrive:<name>``: the id findings report and ignore comments name."""
+        return f"fluxdrive:{self.name}"
+
+
+_REGISTRY: dict[str, CheckSpec] = {}
+
+
+Decorator = Callable[[Callable[..., Iterable[CheckHit]]], Callable[..., Iterable[CheckHit]]]
+
+
+def _register(
+    kind: Literal["python", "document"],
+    name: str,
+    tag: str,
+    severity: CheckSeverity,
+    summary: str,
+    match: Iterable[str],
+    no_match: Iterable[str],
+) -> Decorator:
+    examples = (tuple(match), tuple(no_match))
+    if not examples[0] or not examples[1]:
+        raise ValueError(f"check {name!r} needs match and no_match examples")
+
+    def decorate(function: Callable[..., Iterable[CheckHit]]) -> Callable[..., Iterable[CheckHit]]:
+        if name in _REGISTRY:
+            raise ValueError(f"check {name!r} registered twice")
+        _REGISTRY[name] = CheckSpec(name, kind, tag, severity, summary, function, *examples)
+        return function
+
+    return decorate
+
+
+def python_check(
+    name: str,
+    *,
+    tag: str,
+    severity: CheckSeverity,
+    summary: str,
+    match: Iterable[str],
+    no_match: Iterable[str],
+) -> Decorator:
+    """Register a check over one parsed Python module, with its examples.
+
+    ``match`` snippets must produce at least one hit and ``no_match`` none;
+    the test suite runs them all.
+    """
+    return _register("python", name, tag, severity, summary, match, no_match)
+
+
+def document_check(
+    name: str,
+    *,
+    tag: str,
+    severity: CheckSeverity,
+    summary: str,
+    match: Iterable[str],
+    no_match: Iterable[str],
+) -> Decorator:
+    """Register a check over one markdown document, with its examples."""
+    return _register("document", name, tag, severity, summary, match, no_match)
+
+
+def registered_checks() -> dict[str, CheckSpec]:
+    """Every registered check by name (importing the check modules first)."""
+    from fluxdrive.runtimes.static.checks import load_all
+
+    load_all()
+    return dict(sorted(_REGISTRY.items()))
+
+
+# --------------------------------------------------------------------------
+# Python modules
+
+
+@dataclass
+class PyModule:
+    """A parsed Python file with the lookups checks keep needing."""
+
+    path: str
+    text: str
+    tree: ast.Module
+    lines: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.lines:
+            self.lines = self.text.splitlines()
+
+    @functools.cached_property
+    def parents(self) -> dict[ast.AST, ast.AST]:
+        """Child -> parent for every node."""
+        mapping: dict[ast.AST, ast.AST] = {}
+        for node in ast.walk(self.tree):
+            for child in ast.iter_child_nodes(node):
+                mapping[child] = node
+        return mapping
+
+    def ancestors(self, node: ast.AST) -> Iterator[ast.AST]:
+        """Parents of ``node``, nearest first."""
+        current = self.parents.get(node)
+        while current is not None:
+            yield current
+            current = self.parents.get(current)
+
+    def enclosing_function(self, node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The nearest function containing ``node``."""
+        for parent in self.ancestors(node):
+            if isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef):
+                return parent
+        return None
+
+    def where(self, node: ast.AST) -> str:
+        """``in get_user()`` / ``in Cart.total()`` / ``at module level``."""
+        function = self.enclosing_function(node)
+        if function is None:
+            return "at module level"
+        owner = next((p for p in self.ancestors(function) if isinstance(p, ast.ClassDef)), None)
+        return f"in {owner.name + '.' if owner else ''}{function.name}()"
+
+    def in_loop(self, node: ast.AST) -> ast.AST | None:
+        """The nearest loop (or comprehension) repeating ``node``, within its function."""
+        child = node
+        for parent in self.ancestors(node):
+            if isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                return None
+            if isinstance(parent, ast.For | ast.While | ast.AsyncFor) and child in parent.body:
+                return parent
+            if isinstance(parent, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+                if all(child is not g.iter for g in parent.generators):
+                    return parent
+            child = parent
+        return None
+
+    def is_test_module(self) -> bool:
+        """Test files get fewer quality findings."""
+        name = self.path.rsplit("/", 1)[-1]
+        return name.startswith("test_") or name.endswith("_test.py") or "/tests/" in f"/{self.path}" or name == "conftest.py"
+
+    def line_text(self, line: int) -> str:
+        """The stripped source text of a 1-based line."""
+        return self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
+
+
+def call_name(node: ast.AST) -> str:
+    """Dotted name of a call's target: ``cursor.execute``, ``subprocess.run``, ``open``."""
+    target = node.func if isinstance(node, ast.Call) else node
+    parts: list[str] = []
+    while isinstance(target, ast.Attribute):
+        parts.append(target.attr)
+        target = target.value
+    if isinstance(target, ast.Name):
+        parts.append(target.id)
+    elif isinstance(target, ast.Call):
+        parts.append(call_name(target) + "()")
+    return ".".join(reversed(parts))
+
+
+def keyword(node: ast.Call, name: str) -> ast.expr | None:
+    """The value of keyword argument ``name`` in a call, if given."""
+    return next((k.value for k in node.keywords if k.arg == name), None)
+
+
+def is_constant(node: ast.AST | None) -> bool:
+    """True for literals and compositions of literals (no runtime data)."""
+    if node is None:
+        return True
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.JoinedStr):
+        return all(isinstance(v, ast.Constant) for v in node.values)
+    if isinstance(node, ast.BinOp):
+        return is_constant(node.left) and is_constant(node.right)
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        return all(is_constant(e) for e in node.elts)
+    return False
+
+
+def is_dynamic_string(node: ast.AST) -> bool:
+    """An f-string with placeholders, ``%`` / ``+`` / ``.format`` string building."""
+    if isinstance(node, ast.JoinedStr):
+        return any(isinstance(v, ast.FormattedValue) for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Mod):
+        return not is_constant(node)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        return not (is_constant(node.func.value) and all(is_constant(a) for a in node.args) and not node.keywords)
+    return False
+
+
+def string_parts(node: ast.AST) -> str:
+    """The literal text inside a (possibly dynamic) string expression."""
+    texts: list[str] = []
+    for child in ast.walk(node):
+        if isinstance(child, ast.Constant) and isinstance(child.value, str):
+            texts.append(child.value)
+    return " ".join(texts)
+
+
+def assignments(function: ast.AST) -> dict[str, ast.expr]:
+    """Last simple assignment ``name = value`` per name in a function body."""
+    found: dict[str, ast.expr] = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    found[target.id] = node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            found[node.target.id] = node.value
+    return found
+
+
+def resolve(node: ast.expr, function: ast.AST | None) -> ast.expr:
+    """Follow one local assignment: ``q = f"..."; execute(q)`` -> the f-string."""
+    if isinstance(node, ast.Name) and function is not None:
+        return assignments(function).get(node.id, node)
+    return node
+
+
+SQL_WORDS = re.compile(r"\b(select|insert\s+into|update|delete\s+from|where|values|drop\s+table|order\s+by)\b", re.IGNORECASE)
+
+
+# --------------------------------------------------------------------------
+# Documents
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    """A markdown heading: 1-based line, level and text."""
+
+    line: int
+    level: int
+    text: str
+
+
+@dataclass
+class DocModule:
+    """A markdown document with its headings and fenced-code line mask."""
+
+    path: str
+    text: str
+    exists: Callable[[str], bool] = lambda _path: True
+    lines: list[str] = field(default_factory=list)
+    headings: list[Heading] = field(default_factory=list)
+    in_code: list[bool] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.lines = self.text.splitlines()
+        fence: str | None = None
+        for number, line in enumerate(self.lines, start=1):
+            stripped = line.lstrip()
+            marker = re.match(r"(`{3,}|~{3,})", stripped)
+            if marker and (fence is None or marker.group(1).startswith(fence)):
+                fence = None if fence else marker.group(1)[:3]
+                self.in_code.append(True)
+                continue
+            self.in_code.append(fence is not None)
+            heading = re.match(r"^(#{1,6})\s+(.+?)\s*#*\s*$", line)
+            if heading and fence is None:
+                self.headings.append(Heading(number, len(heading.group(1)), heading.group(2).strip()))
+
+    def prose(self) -> Iterator[tuple[int, str]]:
+        """(line number, text) of every line outside code fences."""
+        for number, (line, code) in enumerate(zip(self.lines, self.in_code, strict=True), start=1):
+            if not code:
+                yield number, line
+
+    def section_of(self, line: int) -> str:
+        """The heading text a line falls under (or the document's file name)."""
+        current = self.path.rsplit("/", 1)[-1]
+        for heading in self.headings:
+            if heading.line > line:
+                break
+            current = heading.text
+        return current

@@ -1,0 +1,1 @@
+"""correctness checks (being written)."""

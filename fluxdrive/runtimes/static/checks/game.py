@@ -1,0 +1,460 @@
+"""fd-game-design checks: frame-rate dependence, unreplayable randomness, buried tuning values.
+
+Game code is recognised by its shape: per-frame functions (``update``,
+``tick``, ``step``...), ``while running:`` loops that drive a clock, imports
+of a game library, or a path under ``game/``, ``sim/``, ``world/``,
+``level/`` or ``procgen/``. :func:`tuning_regions` is shared with the
+quality checks so a literal in a game loop is reported once, by this area.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+
+from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, python_check
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+_FRAME_FUNCTIONS = {"update", "tick", "step", "on_update", "process", "_process"}
+_FRAME_FUNCTIONS |= {"_physics_process"}
+_TUNING_FUNCTIONS = _FRAME_FUNCTIONS - {"process"} | {"fixed_update"}
+_DT = re.compile(
+    r"(?:\w+_)?(?:dt|delta|delta_?time|elapsed|elapsed_?time|frame_?time|time_?delta|time_?step)"
+    r"(?:_\w+)?",
+    re.IGNORECASE,
+)
+_MOTION = re.compile(
+    r"[xyz]|v[xyz]|pos(?:ition)?(?:_?[xyz])?|vel(?:ocity)?(?:_?[xyz])?|speed|angle|rotation"
+)
+_GAME_LIBS = {"pygame", "arcade", "pyglet", "panda3d", "ursina", "pyray", "raylib", "pymunk"}
+_GAME_PATH = {"sim", "sims", "simulation", "simulator", "world", "worlds", "level", "levels"}
+_LOOP_FLAGS = re.compile(
+    r"(?:is_|game_)?(running|run|alive|playing|game_over|done|quit|exit|finished)"
+)
+_TRIVIAL = {0, 1, -1, 2, 0.5}
+
+
+def _src(*lines: str) -> str:
+    return "\n".join(lines) + "\n"
+
+
+def _functions(module: PyModule) -> Iterator[Function]:
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield node
+
+
+def _mentions_dt(node: ast.AST) -> bool:
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name) and _DT.fullmatch(child.id):
+            return True
+        if isinstance(child, ast.Attribute) and _DT.fullmatch(child.attr):
+            return True
+        if isinstance(child, ast.arg) and _DT.fullmatch(child.arg):
+            return True
+    return False
+
+
+def _has_dt_param(function: Function) -> bool:
+    args = function.args
+    return any(_DT.fullmatch(a.arg) for a in [*args.posonlyargs, *args.args, *args.kwonlyargs])
+
+
+def game_module(module: PyModule) -> bool:
+    """True when the file imports a game library or lives under a game-ish folder."""
+    tokens = re.split(r"[/_.\-]", module.path.lower())
+    if any(t in _GAME_PATH or "game" in t or t.startswith("procgen") for t in tokens):
+        return True
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Import):
+            roots = [a.name.split(".")[0] for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            roots = [node.module.split(".")[0]]
+        else:
+            continue
+        if any(root in _GAME_LIBS for root in roots):
+            return True
+    return False
+
+
+def _drives_clock(loop: ast.While) -> bool:
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Call):
+            name = call_name(node)
+            if name.endswith(("clock.tick", "display.flip", "display.update")):
+                return True
+    return False
+
+
+def _loop_flag(test: ast.expr) -> bool:
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", "")
+    return bool(_LOOP_FLAGS.fullmatch(str(name).lower().lstrip("_")))
+
+
+def tuning_regions(module: PyModule) -> list[ast.AST]:
+    """Per-frame functions and game loops whose literals are tuning values."""
+    game = game_module(module)
+    regions: list[ast.AST] = []
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            wanted = node.name in _TUNING_FUNCTIONS and (game or _has_dt_param(node))
+        elif isinstance(node, ast.While):
+            wanted = _drives_clock(node) or (game and _loop_flag(node.test))
+        else:
+            continue
+        if wanted:
+            regions.append(node)
+    return regions
+
+
+def numeric_literal(node: ast.AST, module: PyModule) -> tuple[ast.expr, float] | None:
+    """(expression, signed value) for a number literal; ``-3`` gives the UnaryOp and -3."""
+    if not isinstance(node, ast.Constant) or isinstance(node.value, bool):
+        return None
+    if not isinstance(node.value, int | float):
+        return None
+    parent = module.parents.get(node)
+    if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.USub):
+        return parent, -node.value
+    return node, node.value
+
+
+def literal_exempt(expr: ast.expr, module: PyModule) -> bool:
+    """Indexes and slices, ``range()`` bounds and default argument values are not magic."""
+    child: ast.AST = expr
+    for parent in module.ancestors(expr):
+        if isinstance(parent, ast.Subscript) and child is parent.slice:
+            return True
+        if isinstance(parent, ast.Slice | ast.arguments):
+            return True
+        if isinstance(parent, ast.Call) and call_name(parent) == "range":
+            return child is not parent.func
+        if isinstance(parent, ast.stmt):
+            return False
+        child = parent
+    return False
+
+
+def in_arithmetic(expr: ast.expr, module: PyModule) -> str | None:
+    """"arithmetic" / "a comparison" when ``expr`` is an operand of one, else None."""
+    parent = module.parents.get(expr)
+    if isinstance(parent, ast.BinOp):
+        return "arithmetic"
+    if isinstance(parent, ast.AugAssign) and parent.value is expr:
+        return "arithmetic"
+    if isinstance(parent, ast.Compare):
+        return "a comparison"
+    return None
+
+
+def _short(expr: ast.AST, limit: int = 30) -> str:
+    text = ast.unparse(expr)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _format(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else repr(value)
+
+
+# --------------------------------------------------------------------------
+# py-frame-dependent-update
+
+def _motion_target(target: ast.expr) -> str | None:
+    base = target.value if isinstance(target, ast.Subscript) else target
+    if isinstance(base, ast.Attribute) and _MOTION.fullmatch(base.attr):
+        return _short(target)
+    return None
+
+
+def _one_cell(value: ast.expr) -> bool:
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
+        value = value.operand
+    return isinstance(value, ast.Constant) and value.value == 1
+
+
+@python_check(
+    "py-frame-dependent-update",
+    tag="game-design",
+    severity="P2",
+    summary="Position/velocity changed by a fixed amount per frame in update/tick/step (no dt)",
+    match=[
+        _src(
+            "class Player:",
+            "    def update(self):",
+            "        self.x += self.speed",
+            "        self.y -= 3",
+        ),
+        _src(
+            "class Ship:",
+            "    def tick(self, keys):",
+            "        if keys.left:",
+            "            self.angle += 5",
+        ),
+        _src(
+            "def update(enemies):",
+            "    for e in enemies:",
+            "        e.position += e.velocity",
+        ),
+    ],
+    no_match=[
+        _src(
+            "class Player:",
+            "    def update(self, dt):",
+            "        self.x += self.speed * dt",
+        ),
+        _src(
+            "class Ship:",
+            "    def tick(self, keys, delta_time):",
+            "        if keys.left:",
+            "            self.angle += self.turn_rate * delta_time",
+        ),
+        _src(
+            "class Stats:",
+            "    def update(self, row):",
+            "        self.count += 1",
+            "        self.total += row.value",
+        ),
+    ],
+)
+def frame_dependent_update(module: PyModule) -> Iterator[CheckHit]:
+    for function in _functions(module):
+        if function.name not in _FRAME_FUNCTIONS or _mentions_dt(function):
+            continue
+        for node in ast.walk(function):
+            if not isinstance(node, ast.AugAssign):
+                continue
+            if not isinstance(node.op, ast.Add | ast.Sub | ast.Mult):
+                continue
+            target = _motion_target(node.target)
+            value = node.value
+            if target is None or (isinstance(value, ast.Constant) and value.value == 0):
+                continue
+            if function.name in {"step", "tick"} and _one_cell(value):
+                continue  # a turn-based step moves one cell, not a per-frame amount
+            op = {ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*="}[type(node.op)]
+            yield CheckHit(
+                line=node.lineno,
+                title=f"{target} {op} {_short(value)} {module.where(node)} changes per "
+                "frame, not per second",
+                why="The amount is applied once per frame, so objects move faster on fast machines "
+                "and slower when the frame rate drops.",
+                fix=f"Take the frame time as a parameter ({function.name}(self, dt)) and scale "
+                "by it (self.x += self.speed * dt), or run this from a fixed-timestep loop.",
+            )
+
+
+# --------------------------------------------------------------------------
+# py-unseeded-random
+
+_RANDOM_FUNCTIONS = {
+    "random", "randint", "randrange", "choice", "choices", "shuffle", "sample", "uniform",
+    "gauss", "normalvariate", "triangular", "betavariate", "expovariate", "getrandbits",
+}
+_GAMEPLAY = re.compile(r"(update|tick|step|spawn|generate|simulate|roll)(?:_\w*)?")
+_NOT_GAMEPLAY = {"token", "password", "passwd", "secret", "salt", "nonce", "key", "otp", "pin"}
+_NOT_GAMEPLAY |= {"code", "uuid", "id", "ids", "hash", "session", "csrf", "api"}
+
+
+def _random_names(module: PyModule) -> dict[str, str]:
+    """Local name -> ``random.<fn>`` for ``from random import randint`` style imports."""
+    names: dict[str, str] = {}
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "random":
+            for alias in node.names:
+                if alias.name in _RANDOM_FUNCTIONS:
+                    names[alias.asname or alias.name] = f"random.{alias.name}"
+    return names
+
+
+def _seeded(module: PyModule) -> bool:
+    for node in ast.walk(module.tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = call_name(node)
+        if name in {"random.seed", "seed"}:
+            return True
+        if name in {"random.Random", "Random"} and (node.args or node.keywords):
+            return True
+    return False
+
+
+def _gameplay_function(name: str, game: bool) -> bool:
+    if game:
+        return True
+    tokens = set(name.lower().split("_"))
+    return bool(_GAMEPLAY.fullmatch(name.lstrip("_"))) and not tokens & _NOT_GAMEPLAY
+
+
+@python_check(
+    "py-unseeded-random",
+    tag="game-design",
+    severity="P2",
+    summary="Gameplay/simulation code draws from the unseeded global random generator",
+    match=[
+        _src(
+            "import random",
+            "def spawn_enemy(world):",
+            "    x = random.randint(0, world.width)",
+            "    world.add(Enemy(x, random.choice(KINDS)))",
+        ),
+        _src(
+            "from random import uniform",
+            "class Weather:",
+            "    def update(self):",
+            "        self.wind = uniform(-WIND, WIND)",
+        ),
+        _src(
+            "import random",
+            "def roll(sides):",
+            "    return random.randint(1, sides)",
+        ),
+    ],
+    no_match=[
+        _src(
+            "import random",
+            "def spawn_enemy(world, rng: random.Random):",
+            "    x = rng.randint(0, world.width)",
+            "    world.add(Enemy(x, rng.choice(KINDS)))",
+        ),
+        _src(
+            "import random",
+            "random.seed(SEED)",
+            "def roll(sides):",
+            "    return random.randint(1, sides)",
+        ),
+        _src(
+            "import random",
+            "def generate_token():",
+            "    return ''.join(random.choice(ALPHABET) for _ in range(8))",
+        ),
+        _src(
+            "import random",
+            "def pick_greeting():",
+            "    return random.choice(GREETINGS)",
+        ),
+    ],
+)
+def unseeded_random(module: PyModule) -> Iterator[CheckHit]:
+    if _seeded(module) or module.is_test_module():
+        return
+    imported = _random_names(module)
+    game = game_module(module)
+    reported: set[str] = set()
+    for node in ast.walk(module.tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = call_name(node)
+        name = imported.get(name, name)
+        parts = name.split(".")
+        if len(parts) != 2 or parts[0] != "random" or parts[1] not in _RANDOM_FUNCTIONS:
+            continue
+        function = module.enclosing_function(node)
+        if function is None or not _gameplay_function(function.name, game):
+            continue
+        where = module.where(node)
+        if where in reported:
+            continue
+        reported.add(where)
+        yield CheckHit(
+            line=node.lineno,
+            title=f"{name}() {where} uses the unseeded global random generator",
+            why="Every run draws different numbers and the seed is never known, so a bug report, "
+            "a replay or a balance test cannot reproduce the same run.",
+            fix="Create one rng = random.Random(seed) per run or level, log the seed, pass rng "
+            f"into this code and call rng.{parts[1]}(...) instead.",
+        )
+
+
+# --------------------------------------------------------------------------
+# py-tuning-constant-in-loop
+
+def _region_name(region: ast.AST, module: PyModule) -> str:
+    if isinstance(region, ast.While):
+        return f"the game loop {module.where(region)}"
+    if isinstance(region, ast.FunctionDef | ast.AsyncFunctionDef) and region.body:
+        return module.where(region.body[0])
+    return "the loop"
+
+
+def tuning_literals(module: PyModule) -> Iterator[tuple[ast.expr, float, str, ast.AST]]:
+    """(expression, value, context, region) for each non-trivial literal in a game loop."""
+    regions = tuning_regions(module)
+    for region in regions:
+        for node in ast.walk(region):
+            found = numeric_literal(node, module)
+            if found is None or found[1] in _TRIVIAL:
+                continue
+            owner = next((a for a in module.ancestors(node) if a in regions), None)
+            context = in_arithmetic(found[0], module)
+            if owner is region and context is not None and not literal_exempt(found[0], module):
+                yield found[0], found[1], context, region
+
+
+@python_check(
+    "py-tuning-constant-in-loop",
+    tag="game-design",
+    severity="P3",
+    summary="Gameplay numbers (speeds, damage, spawn rates) hard-coded in update/tick/game loops",
+    match=[
+        _src(
+            "import pygame",
+            "class Player:",
+            "    def update(self):",
+            "        if self.hp < 25:",
+            "            self.speed = self.base_speed * 0.6",
+        ),
+        _src(
+            "def step(world, dt):",
+            "    world.spawn_timer += dt",
+            "    if world.spawn_timer > 3.5:",
+            "        world.spawn_enemy()",
+        ),
+        _src(
+            "import pygame",
+            "running = True",
+            "while running:",
+            "    player.x += 4",
+            "    clock.tick(FPS)",
+        ),
+    ],
+    no_match=[
+        _src(
+            "import pygame",
+            "class Player:",
+            "    def update(self):",
+            "        if self.hp < TUNING.low_hp:",
+            "            self.speed = self.base_speed * TUNING.wounded_speed",
+        ),
+        _src(
+            "def step(world, dt):",
+            "    world.spawn_timer += dt",
+            "    if world.spawn_timer > world.level.spawn_interval:",
+            "        world.spawn_enemy()",
+        ),
+        _src(
+            "class Cache:",
+            "    def update(self, key, value):",
+            "        if len(self.items) > 500:",
+            "            self.items.clear()",
+        ),
+    ],
+)
+def tuning_constant_in_loop(module: PyModule) -> Iterator[CheckHit]:
+    reported: set[tuple[int, float]] = set()
+    for expr, value, context, region in tuning_literals(module):
+        if (id(region), value) in reported:
+            continue
+        reported.add((id(region), value))
+        yield CheckHit(
+            line=expr.lineno,
+            title=f"Tuning value {_format(value)} hard-coded in {context} in "
+            f"{_region_name(region, module).removeprefix('in ')}",
+            why="Balance numbers buried in the frame loop are hard to find, tweak and test "
+            "together, and the same value tends to be copied with different meanings.",
+            fix="Move it to a named tuning table (a dataclass or data file such as "
+            "TUNING.wounded_speed) that designers can adjust without touching the loop.",
+        )

@@ -1,0 +1,65 @@
+"""Run registered checks over one file, isolating each check's failures."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from fluxdrive.runtimes.static.checks.base import (
+    CheckHit,
+    CheckSpec,
+    DocModule,
+    PyModule,
+    registered_checks,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RanCheck:
+    """A hit together with the check that produced it."""
+
+    spec: CheckSpec
+    hit: CheckHit
+
+
+def _run(specs: Iterable[CheckSpec], subject: object, notes: list[str], path: str) -> list[RanCheck]:
+    out: list[RanCheck] = []
+    for spec in specs:
+        try:
+            out.extend(RanCheck(spec, hit) for hit in spec.function(subject))
+        except Exception as exc:  # one broken check must not hide the others
+            notes.append(f"check {spec.name} failed on {path}: {type(exc).__name__}: {exc}")
+    return out
+
+
+def run_python_checks(
+    path: str, text: str, names: Iterable[str] | None, notes: list[str], tree: ast.Module | None = None
+) -> list[RanCheck]:
+    """Run the named Python checks (all when ``names`` is None) on one file."""
+    specs = _select("python", names)
+    if not specs:
+        return []
+    if tree is None:
+        try:
+            tree = ast.parse(text, filename=path)
+        except (SyntaxError, ValueError) as exc:
+            notes.append(f"{path}: not valid Python ({exc.msg if isinstance(exc, SyntaxError) else exc}); Python checks skipped")
+            return []
+    return _run(specs, PyModule(path, text, tree), notes, path)
+
+
+def run_document_checks(
+    path: str, text: str, names: Iterable[str] | None, notes: list[str], exists: Callable[[str], bool]
+) -> list[RanCheck]:
+    """Run the named document checks (all when ``names`` is None) on one markdown file."""
+    specs = _select("document", names)
+    return _run(specs, DocModule(path, text, exists), notes, path) if specs else []
+
+
+def _select(kind: str, names: Iterable[str] | None) -> list[CheckSpec]:
+    checks = [c for c in registered_checks().values() if c.kind == kind]
+    if names is None:
+        return checks
+    wanted = set(names)
+    return [c for c in checks if c.name in wanted]

@@ -1,0 +1,176 @@
+"""Turn the hits an agent owns into its report: filter, merge, fold, number, mask.
+
+Noise control happens here, the same way for every analyzer: hits outside a
+diff's changed lines, disabled rules and lines carrying ``# noqa`` /
+``fluxdrive: ignore[...]`` are dropped; identical hits on one line merge; a
+rule firing more than ``max_per_rule`` times becomes one finding listing
+every place. Evidence and titles are masked before anything is written.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from fluxdrive.agents import AgentDefinition
+from fluxdrive.config.model import StaticConfig
+from fluxdrive.contracts import IndexEntry, IssueDetail, Report, clean_field
+from fluxdrive.runtimes.base import ReviewContent
+from fluxdrive.runtimes.static.analyzers.base import AnalyzerOutput
+from fluxdrive.runtimes.static.hits import Hit, SecretMask, mask_text, sort_hits
+from fluxdrive.runtimes.static.ownership import Ownership
+
+_NOQA = re.compile(r"(?i)\bnoqa\b(?::\s*(?P<codes>[\w:,\s.-]+))?")
+_IGNORE = re.compile(r"(?i)fluxdrive:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
+MAX_SHARED = 10
+LABELS = {
+    "secrets": "detect-secrets",
+    "ruff": "ruff",
+    "patterns": "ast-grep/line rules",
+    "lizard": "lizard",
+    "checks": "fluxdrive checks",
+    "architecture": "import-graph analysis",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A hit, or a folded group of hits of one rule, as it will be reported."""
+
+    hit: Hit
+    others: tuple[Hit, ...] = ()
+
+
+def _suppressed(hit: Hit) -> bool:
+    for pattern in (_NOQA, _IGNORE):
+        match = pattern.search(hit.evidence)
+        if match is None:
+            continue
+        codes = match.group("codes")
+        if not codes or not codes.strip():
+            return True
+        wanted = {c.strip() for c in re.split(r"[,\s]+", codes) if c.strip()}
+        short = hit.rule.split(":", 1)[-1]
+        if hit.rule in wanted or short in wanted:
+            return True
+    return False
+
+
+def _disabled(hit: Hit, patterns: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatchcase(hit.rule, p) for p in patterns)
+
+
+def _in_change(hit: Hit, content: ReviewContent) -> bool:
+    if content.changed_lines is None:
+        return True
+    changed = content.changed_lines.get(hit.path)
+    return changed is not None and hit.line in changed
+
+
+def select_hits(
+    agent: AgentDefinition,
+    outputs: Iterable[AnalyzerOutput],
+    ownership: Ownership,
+    settings: StaticConfig,
+    content: ReviewContent,
+) -> list[Finding]:
+    """The agent's hits after filtering, merging and folding, in report order."""
+    seen: set[tuple[str, int, str]] = set()
+    kept: list[Hit] = []
+    for output in outputs:
+        for hit in output.hits:
+            if ownership.owner(hit.claim, hit.rule) != agent.name:
+                continue
+            if _disabled(hit, settings.disabled_rules) or _suppressed(hit) or not _in_change(hit, content):
+                continue
+            key = (hit.path, hit.line, hit.title)  # the same problem on one line, from any analyzer
+            if key in seen:
+                continue
+            seen.add(key)
+            kept.append(hit)
+    by_rule: dict[str, list[Hit]] = {}
+    for hit in sort_hits(kept):
+        by_rule.setdefault(hit.rule, []).append(hit)
+    findings = []
+    for hits in by_rule.values():
+        if len(hits) > settings.max_per_rule:
+            first = min(hits, key=lambda h: (h.severity, h.path, h.line))
+            findings.append(Finding(first, tuple(h for h in hits if h is not first)))
+        else:
+            findings.extend(Finding(h) for h in hits)
+    return sorted(findings, key=lambda f: (f.hit.severity, f.hit.path, f.hit.line, f.hit.rule))
+
+
+def _title(finding: Finding, mask: SecretMask) -> str:
+    hit = finding.hit
+    title = mask_text(hit.title)
+    if finding.others:
+        title += f" (and {len(finding.others)} more places)"
+    return clean_field(title)
+
+
+def _detail(finding: Finding, mask: SecretMask) -> IssueDetail:
+    hit = finding.hit
+    evidence = mask.apply(hit.path, hit.line, hit.evidence) if hit.evidence else ""
+    explanation = [mask_text(hit.why), f"Rule: {hit.rule}"]
+    if hit.also:
+        explanation.append(f"Also at: {hit.also}")
+    if finding.others:
+        places = [o.also or o.location for o in finding.others]
+        shown = ", ".join(places[:50]) + (f", ... ({len(places) - 50} more)" if len(places) > 50 else "")
+        explanation.append(f"Other places: {shown}")
+    return IssueDetail(evidence=evidence, explanation="\n".join(explanation), fix=mask_text(hit.fix))
+
+
+def build_entries(agent: AgentDefinition, findings: Sequence[Finding], mask: SecretMask) -> tuple[tuple[IndexEntry, ...], dict[str, IssueDetail]]:
+    """Index entries (ids in order) and the prose behind each."""
+    entries = []
+    details = {}
+    for number, finding in enumerate(findings, start=1):
+        hit = finding.hit
+        identifier = f"{agent.prefix}-{number:03d}"
+        entries.append(
+            IndexEntry(
+                severity=hit.severity,  # type: ignore[arg-type]
+                id=identifier,
+                section=clean_field(hit.section or hit.path) or hit.path,
+                title=_title(finding, mask) or hit.rule,
+                location=clean_field(f"{hit.path}:{hit.line}"),
+            )
+        )
+        details[identifier] = _detail(finding, mask)
+    return tuple(entries), details
+
+
+def summarize(
+    agent: AgentDefinition,
+    content: ReviewContent,
+    files: int,
+    lines: int,
+    entries: Sequence[IndexEntry],
+    outputs: Sequence[AnalyzerOutput],
+    notes: Sequence[str],
+) -> str:
+    """The 3-5 line Summary section."""
+    if files == 0:
+        return "Nothing to review: the input has no readable files."
+    counts = {s: sum(1 for e in entries if e.severity == s) for s in ("P0", "P1", "P2", "P3")}
+    ran = [LABELS.get(o.name, o.name) for o in outputs if o.error is None]
+    shown = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "none"
+    out = [
+        f"Static review by {agent.name} of {files} file(s), {lines:,} lines, "
+        f"with {', '.join(ran) or 'no analyzers'}: {len(entries)} finding(s) ({shown})."
+    ]
+    top = next((e for e in entries if e.severity in ("P0", "P1")), None)
+    if top is not None:
+        out.append(f"Most important: {top.title} ({top.location}).")
+    failed = [f"{o.name} ({o.error})" for o in outputs if o.error]
+    if failed:
+        out.append(f"Not run: {'; '.join(failed)}. The verdict covers only the checks that ran.")
+    if notes:
+        out.append(f"Notes: {'; '.join(notes[:3])}" + (f"; and {len(notes) - 3} more" if len(notes) > 3 else "") + ".")
+    if content.changed_lines is not None:
+        out.append("Only lines changed by the diff were reported.")
+    return "\n".join(out)

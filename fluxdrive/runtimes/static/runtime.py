@@ -1,0 +1,136 @@
+"""The ``static`` runtime: review agents executed by real analyzers, offline.
+
+Every review agent maps (through its definition's ``static`` section) to
+analyzer hits; the analysis of one content is shared by all agents, so each
+analyzer runs once. The agent's report goes through the completion contract,
+its P0s go on the peer channel as ``blocking`` and its P1s as ``notable``,
+and before writing it reads the channel and acknowledges peers' blocking
+findings - the same checkpoint an LLM agent performs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from pathlib import Path
+
+from fluxdrive import __version__, channel
+from fluxdrive.agents import AgentDefinition, load_roster
+from fluxdrive.contracts import Report, render_report, write_agent_output
+from fluxdrive.errors import ChannelError, UsageError
+from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Provenance, Runtime, Usage
+from fluxdrive.runtimes.static.analysis import Analysis
+from fluxdrive.runtimes.static.compose import MAX_SHARED, Finding, build_entries, select_hits, summarize
+from fluxdrive.runtimes.static.hits import mask_text
+from fluxdrive.runtimes.static.ownership import Ownership
+
+SEVERITY_TO_CHANNEL = {"P0": "blocking", "P1": "notable"}
+
+
+class StaticRuntime(Runtime):
+    """Offline runtime: ruff, ast-grep rules, lizard, detect-secrets and fluxdrive checks."""
+
+    name = "static"
+    offline = True
+    description = "offline analyzers as reviewers (no API key, no network)"
+
+    def __init__(self) -> None:
+        self._analyses: dict[tuple[object, ...], Analysis] = {}
+        self._lock = threading.Lock()
+
+    def provenance(self, task: AgentTask) -> Provenance:
+        return Provenance("static", "static", f"fluxdrive-static-{__version__}")
+
+    def analysis_for(self, task: AgentTask) -> Analysis:
+        """The shared analysis of the task's content (created on first use)."""
+        content = task.content
+        changed = tuple(sorted((k, tuple(sorted(v))) for k, v in (content.changed_lines or {}).items()))
+        key = (str(Path(content.root).resolve()), content.files, changed, task.config.static.model_dump_json())
+        with self._lock:
+            if key not in self._analyses:
+                roster = load_roster(content.root)
+                self._analyses[key] = Analysis(content, task.config.static, Ownership.from_agents(roster))
+            return self._analyses[key]
+
+    async def run(self, task: AgentTask) -> AgentResult:
+        started = time.monotonic()
+        agent = task.agent
+        if agent.kind != "review":
+            raise UsageError(
+                f"{agent.name} is a research agent",
+                hint="research agents answer questions between review stages; they are not run on a path",
+            )
+        analysis = self.analysis_for(task)
+        outputs = await asyncio.to_thread(analysis.ensure, analysis.ownership.analyzers_for(agent))
+        context = analysis.context()
+        findings = select_hits(agent, outputs, analysis.ownership, task.config.static, task.content)
+        entries, details = build_entries(agent, findings, context.mask)
+        notes = [*context.loaded.notes, *[n for o in outputs for n in o.notes if not n.startswith("import graph")]]
+        summary = summarize(agent, task.content, len([s for s in context.sources if s.block_of is None]), context.loaded.lines, entries, outputs, notes)
+        report = Report(entries, summary, details, _acknowledge(task, findings))
+        write_agent_output(task.output_dir, agent.name, render_report(report))
+        _share(task, agent, findings)
+        return AgentResult(
+            agent.name,
+            Outcome.COMPLETED,
+            task.output_dir / f"{agent.name}.md",
+            self.provenance(task),
+            Usage(wall_s=time.monotonic() - started),
+            notes=tuple(f"{o.name} did not run: {o.error}" for o in outputs if o.error),
+        )
+
+
+def _acknowledge(task: AgentTask, findings: list[Finding]) -> tuple[str, ...]:
+    """The checkpoint: acknowledge every blocking finding other agents shared so far."""
+    try:
+        peers = channel.read(task.channel_path, severity="blocking").findings
+    except Exception:  # an unreadable channel must not cost the agent its report
+        return ()
+    own = {f"{f.hit.path}:{f.hit.line}" for f in findings} | {f.hit.path for f in findings}
+    lines = []
+    for peer in channel.timeline(peers):
+        if peer.agent == task.agent.name:
+            continue
+        overlap = [ref for ref in peer.file_refs if ref in own or ref.split(":", 1)[0] in own]
+        stance = (
+            f"corroborated: this agent also reports {', '.join(sorted(set(overlap)))}"
+            if overlap
+            else "outside what this agent's checks cover; not contradicted"
+        )
+        lines.append(f"{peer.agent} ({peer.category}): {peer.summary} - {stance}.")
+    return tuple(lines)
+
+
+def _share(task: AgentTask, agent: AgentDefinition, findings: list[Finding]) -> None:
+    """P0 -> blocking, P1 -> notable on the peer channel (at most MAX_SHARED)."""
+    worthy = [f for f in findings if f.hit.severity in SEVERITY_TO_CHANNEL]
+    for finding in worthy[:MAX_SHARED]:
+        hit = finding.hit
+        refs = [hit.location, *([hit.also] if hit.also else [])]
+        try:
+            channel.append(
+                task.channel_path,
+                SEVERITY_TO_CHANNEL[hit.severity],
+                agent.name,
+                _category(hit.category),
+                mask_text(f"{hit.title} ({hit.location})"),
+                refs,
+            )
+        except ChannelError:
+            continue
+    if len(worthy) > MAX_SHARED:
+        channel.append(
+            task.channel_path,
+            "notable",
+            agent.name,
+            "more-findings",
+            f"{len(worthy) - MAX_SHARED} more P0/P1 findings in {agent.name}.md",
+        )
+
+
+def _category(text: str) -> str:
+    words = "".join(ch.lower() if ch.isalnum() else "-" for ch in text).strip("-")
+    while "--" in words:
+        words = words.replace("--", "-")
+    return words or "static-finding"

@@ -1,0 +1,195 @@
+"""Load what the static agents review: source files, documents, and the code inside documents.
+
+Binary files are skipped with a note; text that is not valid UTF-8 is decoded
+with replacement characters (also noted) rather than crashing. A markdown
+document contributes itself (for document checks) and each fenced code block
+as a separate source in the block's language, so ``server.js`` pasted into a
+plan is analyzed like ``server.js`` - and its findings point back at the
+document line (``plan.md:42``) and, when a heading names the file, at the
+file's own line (``server.js:19``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from fluxdrive.runtimes.static.rules import language_of
+
+DOCUMENT_SUFFIXES = {".md", ".markdown", ".mdx"}
+PYTHON_SUFFIXES = {".py", ".pyi", ".pyw"}
+
+SUFFIX_FOR = {
+    "python": ".py",
+    "javascript": ".js",
+    "typescript": ".ts",
+    "tsx": ".tsx",
+    "go": ".go",
+    "java": ".java",
+    "ruby": ".rb",
+    "php": ".php",
+    "bash": ".sh",
+    "yaml": ".yaml",
+    "dockerfile": ".dockerfile",
+}
+_INFO = {
+    "python": "python", "py": "python", "python3": "python", "py3": "python",
+    "javascript": "javascript", "js": "javascript", "jsx": "javascript", "node": "javascript", "mjs": "javascript",
+    "typescript": "typescript", "ts": "typescript", "tsx": "tsx",
+    "go": "go", "golang": "go", "java": "java", "ruby": "ruby", "rb": "ruby", "php": "php",
+    "bash": "bash", "sh": "bash", "shell": "bash", "zsh": "bash",
+    "yaml": "yaml", "yml": "yaml", "dockerfile": "dockerfile", "docker": "dockerfile",
+}  # fmt: skip
+_GUESSES = (
+    ("php", re.compile(r"^<\?php", re.M)),
+    ("go", re.compile(r"^package \w+\s*$|^func \w+\(", re.M)),
+    ("python", re.compile(r"^(def |class \w+.*:$|import \w|from [\w.]+ import )", re.M)),
+    ("dockerfile", re.compile(r"^FROM \S+", re.M)),
+    ("yaml", re.compile(r"^(apiVersion|kind|on|jobs):", re.M)),
+    ("javascript", re.compile(r"\b(const|let) \w+ = |=> \{|require\(|module\.exports|console\.log")),
+    ("bash", re.compile(r"^#!/(usr/)?bin/(env )?(ba)?sh|^\s*(set -e|echo |export \w+=)", re.M)),
+)
+_FILE_NAME = re.compile(
+    r"(?<![\w/.-])([\w./-]*\w\.(?:py|js|mjs|jsx|ts|tsx|go|java|rb|php|sh|ya?ml)|Dockerfile(?:\.\w+)?)\b"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One unit of analysis.
+
+    ``path`` is what findings report (the document, for a code block);
+    ``name`` is the file name analyzers see; ``line_offset`` maps an
+    analyzer's line back to ``path``; ``also`` is the file a heading named.
+    """
+
+    path: str
+    text: str
+    language: str | None
+    name: str
+    line_offset: int = 0
+    also: str | None = None
+    block_of: str | None = None
+
+    @property
+    def is_document(self) -> bool:
+        """A markdown document (checked by document checks)."""
+        return self.language == "markdown"
+
+    def location(self, line: int) -> tuple[str, int, str | None]:
+        """(reported path, reported line, also-location) for an analyzer line."""
+        also = f"{self.also}:{line}" if self.also else None
+        return self.path, self.line_offset + line, also
+
+
+def detect_language(path: str, text: str) -> str | None:
+    """The analysis language of a whole file (``markdown`` for documents)."""
+    suffix = PurePosixPath(path).suffix.lower()
+    if suffix in DOCUMENT_SUFFIXES:
+        return "markdown"
+    if suffix in PYTHON_SUFFIXES:
+        return "python"
+    first = text.split("\n", 1)[0]
+    if first.startswith("#!") and "python" in first:
+        return "python"
+    return language_of(path, first)
+
+
+def _guess(code: str) -> str | None:
+    for language, pattern in _GUESSES:
+        if pattern.search(code):
+            return language
+    return None
+
+
+def _named_file(lines: list[str], fence_index: int) -> str | None:
+    """A file named on the line before the fence or in the nearest heading above."""
+    for index in range(fence_index - 1, -1, -1):
+        line = lines[index].strip()
+        if not line:
+            continue
+        is_heading = line.startswith("#")
+        if is_heading or index == fence_index - 1 or index >= fence_index - 2:
+            match = _FILE_NAME.search(line)
+            if match:
+                return match.group(1)
+        if is_heading:
+            return None
+    return None
+
+
+def code_blocks(document: str, text: str) -> Iterator[Source]:
+    """Every fenced code block of a markdown document in a language we analyze."""
+    lines = text.splitlines()
+    index, count = 0, 0
+    while index < len(lines):
+        opening = re.match(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*)", lines[index])
+        if not opening:
+            index += 1
+            continue
+        fence, info = opening.group(1), opening.group(2).lower()
+        end = next(
+            (j for j in range(index + 1, len(lines)) if lines[j].strip().startswith(fence[:3]) and lines[j].strip().strip(fence[0]) == ""),
+            len(lines),
+        )
+        code = "\n".join(lines[index + 1 : end]) + "\n"
+        language = _INFO.get(info) if info else _guess(code)
+        if language in SUFFIX_FOR and code.strip():
+            count += 1
+            named = _named_file(lines, index)
+            same_language = named is not None and detect_language(named, "") in (
+                language,
+                "javascript" if language in ("typescript", "tsx") else language,
+            )
+            yield Source(
+                path=document,
+                text=code,
+                language=language,
+                name=f"{document}.block{count}{SUFFIX_FOR[language]}",
+                line_offset=index + 1,
+                also=named if same_language else None,
+                block_of=document,
+            )
+        index = end + 1
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedSources:
+    """The sources to analyze, and what was skipped or repaired on the way."""
+
+    sources: tuple[Source, ...]
+    notes: tuple[str, ...]
+    lines: int
+
+
+def load_sources(root: Path, files: tuple[str, ...], *, max_bytes: int) -> LoadedSources:
+    """Read every file under ``root``; expand markdown code blocks."""
+    sources: list[Source] = []
+    notes: list[str] = []
+    total = 0
+    root = Path(root)
+    for relative in files:
+        path = root / relative
+        try:
+            size = path.stat().st_size
+            if size > max_bytes:
+                notes.append(f"skipped {relative}: {size:,} bytes is over the {max_bytes:,}-byte limit")
+                continue
+            data = path.read_bytes()
+        except OSError as exc:
+            notes.append(f"skipped {relative}: {exc.strerror}")
+            continue
+        if b"\x00" in data[:8192]:
+            notes.append(f"skipped binary file {relative}")
+            continue
+        text = data.decode("utf-8", errors="replace")
+        if "\ufffd" in text and "\ufffd".encode() not in data:
+            notes.append(f"{relative} is not valid UTF-8; decoded with replacement characters")
+        total += text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        language = detect_language(relative, text)
+        sources.append(Source(relative, text, language, relative))
+        if language == "markdown":
+            sources.extend(code_blocks(relative, text))
+    return LoadedSources(tuple(sources), tuple(notes), total)
