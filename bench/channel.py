@@ -91,24 +91,18 @@ def main() -> int:
         elapsed = time.perf_counter() - start
         _check(single, PER_PROCESS)
         rate = PER_PROCESS / elapsed
-        print(
-            f"append, 1 process:   {rate:>8,.0f} appends/s ({PER_PROCESS:,} lines, {elapsed:.2f} s)"
-        )
+        print(f"append, 1 process:   {rate:>8,.0f} appends/s ({PER_PROCESS:,} lines, {elapsed:.2f} s)")
 
         multi = directory / "multi.jsonl"
         elapsed = _concurrent(multi, 8, PER_PROCESS)
         _check(multi, 8 * PER_PROCESS)
         rate = 8 * PER_PROCESS / elapsed
-        print(
-            f"append, 8 processes: {rate:>8,.0f} appends/s ({8 * PER_PROCESS:,} lines, {elapsed:.2f} s)"
-        )
+        print(f"append, 8 processes: {rate:>8,.0f} appends/s ({8 * PER_PROCESS:,} lines, {elapsed:.2f} s)")
 
         stress = directory / "stress.jsonl"
         elapsed = _concurrent(stress, 50, 200)
         _check(stress, 10_000)
-        print(
-            f"stress, 50 x 200:    0 of 10,000 lines lost or corrupted ({elapsed:.2f} s); budget 0"
-        )
+        print(f"stress, 50 x 200:    0 of 10,000 lines lost or corrupted ({elapsed:.2f} s); budget 0")
 
         big = directory / "big.jsonl"
         _big_channel(big, 100_000)

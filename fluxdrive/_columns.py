@@ -9,9 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 
-def format_columns(
-    headers: Sequence[str], rows: Sequence[Sequence[str]], *, max_last: int | None = None
-) -> str:
+def format_columns(headers: Sequence[str], rows: Sequence[Sequence[str]], *, max_last: int | None = None) -> str:
     """Left-aligned columns separated by two spaces; the last column unpadded.
 
     ``max_last`` shortens the last column with an ellipsis, so one long

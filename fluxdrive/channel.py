@@ -147,9 +147,7 @@ def _shorten(finding: PeerFinding, max_bytes: int) -> PeerFinding | None:
     return best
 
 
-def fit_line(
-    finding: PeerFinding, max_bytes: int = PIPE_BUF
-) -> tuple[bytes, PeerFinding, list[str]]:
+def fit_line(finding: PeerFinding, max_bytes: int = PIPE_BUF) -> tuple[bytes, PeerFinding, list[str]]:
     """Encode ``finding`` as one line of at most ``max_bytes`` bytes.
 
     Caps ``file_refs`` at MAX_FILE_REFS, then shortens the summary with an
@@ -160,9 +158,7 @@ def fit_line(
     notes: list[str] = []
     refs = list(finding.file_refs)
     if len(refs) > MAX_FILE_REFS:
-        notes.append(
-            f"kept the first {MAX_FILE_REFS} file_refs, dropped {len(refs) - MAX_FILE_REFS}"
-        )
+        notes.append(f"kept the first {MAX_FILE_REFS} file_refs, dropped {len(refs) - MAX_FILE_REFS}")
         refs = refs[:MAX_FILE_REFS]
     while True:
         candidate = _replace(finding, file_refs=tuple(refs))
@@ -295,9 +291,7 @@ def read(
 ) -> ChannelRead:
     """Read the channel safely; a missing file is an empty channel."""
     if severity not in SEVERITY_FILTERS:
-        raise ChannelError(
-            f"unknown severity filter {severity!r}", hint="use blocking, notable or all"
-        )
+        raise ChannelError(f"unknown severity filter {severity!r}", hint="use blocking, notable or all")
     path = Path(path)
     if not path.exists():
         return ChannelRead(())
@@ -308,9 +302,7 @@ def read(
         raise InputError(f"cannot read channel {path}: {exc.strerror}") from None
     result = parse_lines(data)
     if not result.findings and result.skipped and _not_text(data):
-        raise InputError(
-            f"channel file is not UTF-8 text: {path}", hint="pass a peer-findings.jsonl file"
-        )
+        raise InputError(f"channel file is not UTF-8 text: {path}", hint="pass a peer-findings.jsonl file")
     kept = filter_findings(result.findings, severity=severity, agent=agent)
     return ChannelRead(kept, result.skipped)
 
@@ -330,9 +322,7 @@ def filter_findings(
 ) -> tuple[PeerFinding, ...]:
     """Keep findings of one severity (or all) and, optionally, one agent."""
     return tuple(
-        f
-        for f in findings
-        if (severity == "all" or f.severity == severity) and (agent is None or f.agent == agent)
+        f for f in findings if (severity == "all" or f.severity == severity) and (agent is None or f.agent == agent)
     )
 
 

@@ -58,9 +58,7 @@ class _LocatedError(FluxdriveError):
 
     noun = "key"
 
-    def __init__(
-        self, *, where: str, name: str | None, problem: str, hint: str | None = None
-    ) -> None:
+    def __init__(self, *, where: str, name: str | None, problem: str, hint: str | None = None) -> None:
         located = f"{where}: {self.noun} '{name}'" if name else where
         super().__init__(f"{located}: {problem}", hint=hint)
         self.problem = problem
@@ -69,9 +67,7 @@ class _LocatedError(FluxdriveError):
 class ConfigError(_LocatedError):
     """A configuration file, key or value is invalid."""
 
-    def __init__(
-        self, *, source: str, key: str | None, problem: str, hint: str | None = None
-    ) -> None:
+    def __init__(self, *, source: str, key: str | None, problem: str, hint: str | None = None) -> None:
         super().__init__(where=source, name=key, problem=problem, hint=hint)
         self.source = source
         self.key = key
@@ -82,9 +78,7 @@ class AgentDefinitionError(_LocatedError):
 
     noun = "field"
 
-    def __init__(
-        self, *, path: str, field: str | None, problem: str, hint: str | None = None
-    ) -> None:
+    def __init__(self, *, path: str, field: str | None, problem: str, hint: str | None = None) -> None:
         super().__init__(where=path, name=field, problem=problem, hint=hint)
         self.path = path
         self.field = field

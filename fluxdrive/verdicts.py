@@ -151,9 +151,7 @@ def write_verdict(
         raise VerdictError(f"output directory is a file: {output_dir}")
     if detail_path is None and (output_dir / f"{agent}.md").is_file():
         detail_path = f"{agent}.md"
-    record = make_record(
-        agent, status, summary, detail_path=_portable(detail_path, output_dir), tokens=tokens
-    )
+    record = make_record(agent, status, summary, detail_path=_portable(detail_path, output_dir), tokens=tokens)
     atomic_write_json(verdicts_dir(output_dir) / f"{agent}.json", asdict(record))
     return record
 
@@ -216,9 +214,7 @@ def total_tokens(records: Sequence[VerdictRecord]) -> int:
     return sum(r.tokens for r in records)
 
 
-def render_table(
-    records: Sequence[VerdictRecord], *, max_summary: int = 100, details: bool = False
-) -> str:
+def render_table(records: Sequence[VerdictRecord], *, max_summary: int = 100, details: bool = False) -> str:
     """The STATUS AGENT SUMMARY table (with a DETAIL column when asked)."""
     rows: list[tuple[str, ...]]
     if details:

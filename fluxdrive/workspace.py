@@ -67,7 +67,7 @@ def _git_files(directory: Path) -> list[str] | None:
 
 
 def _walk_files(directory: Path) -> list[str]:
-    specs: list[tuple[str, pathspec.PathSpec]] = []
+    specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
     found: list[str] = []
     for current, dirs, files in os.walk(directory):
         base = Path(current).relative_to(directory).as_posix()
@@ -86,9 +86,7 @@ def _walk_files(directory: Path) -> list[str]:
                     return True
             return False
 
-        dirs[:] = sorted(
-            d for d in dirs if d not in ALWAYS_EXCLUDED and not ignored(f"{base}/{d}".lstrip("/"), True)
-        )
+        dirs[:] = sorted(d for d in dirs if d not in ALWAYS_EXCLUDED and not ignored(f"{base}/{d}".lstrip("/"), True))
         for name in sorted(files):
             relative = f"{base}/{name}".lstrip("/")
             if not ignored(relative, False):

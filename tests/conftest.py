@@ -17,9 +17,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
-def isolated_state(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Path]:
+def isolated_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Point every state and config directory at a fresh temp dir.
 
     No test may read the developer's ~/.config/fluxdrive or be steered by a
@@ -55,9 +53,7 @@ def cli(capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
     return run
 
 
-def run_fluxdrive(
-    *args: str | Path, cwd: Path | None = None, input: str | None = None
-) -> CliResult:
+def run_fluxdrive(*args: str | Path, cwd: Path | None = None, input: str | None = None) -> CliResult:
     """Run the installed ``fluxdrive`` console script as a real subprocess."""
     exe = Path(sys.executable).parent / "fluxdrive"
     proc = subprocess.run(

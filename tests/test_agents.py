@@ -58,11 +58,7 @@ def test_builtin_roster_is_complete() -> None:
 
 def test_adjacency_matches_the_protocol() -> None:
     agents = builtin_agents()
-    got = {
-        a.short_name: [n.removeprefix("fd-") for n in a.adjacent]
-        for a in agents.values()
-        if a.kind == "review"
-    }
+    got = {a.short_name: [n.removeprefix("fd-") for n in a.adjacent] for a in agents.values() if a.kind == "review"}
     assert got == ADJACENCY
 
 
@@ -92,9 +88,7 @@ def test_review_agents_carry_real_instructions(name: str) -> None:
     assert "## Severity guide" in text and "## Focus areas" in text
     assert "### Findings Index" in text, "output contract included"
     assert f"{agent.prefix}-001" in text, "the contract uses the agent's own prefix"
-    assert "peer-findings" in text.lower() or "read_peer_findings" in text, (
-        "peer checkpoint included"
-    )
+    assert "peer-findings" in text.lower() or "read_peer_findings" in text, "peer checkpoint included"
     leftovers = set(re.findall(r"\{\{\s*([^}]+?)\s*\}\}", text))
     assert leftovers <= {"output_path", "channel_path"}, leftovers
     assert agent.static.offline
@@ -163,9 +157,7 @@ def test_project_agent_is_added_and_overrides_builtin(tmp_path: Path) -> None:
         ),
     ],
 )
-def test_invalid_definition_names_file_and_field(
-    tmp_path: Path, mutate, field: str | None, problem: str
-) -> None:  # type: ignore[no-untyped-def]
+def test_invalid_definition_names_file_and_field(tmp_path: Path, mutate, field: str | None, problem: str) -> None:  # type: ignore[no-untyped-def]
     agents_dir = tmp_path / ".fluxdrive" / "agents"
     agents_dir.mkdir(parents=True)
     path = agents_dir / "fd-api-contract.md"
@@ -198,10 +190,7 @@ def test_cli_list_and_show(cli, tmp_path: Path) -> None:  # type: ignore[no-unty
     assert shown.code == 0 and "prefix: SF" in shown.out and "## Severity guide" in shown.out
     typo = cli("agents", "show", "fd-saftey", "--project", tmp_path)
     assert typo.code == 2
-    assert (
-        typo.err
-        == "fluxdrive: error: unknown agent 'fd-saftey' (hint: did you mean 'fd-safety'?)\n"
-    )
+    assert typo.err == "fluxdrive: error: unknown agent 'fd-saftey' (hint: did you mean 'fd-safety'?)\n"
 
 
 def test_cli_bad_project_agent_is_one_line(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -210,7 +199,4 @@ def test_cli_bad_project_agent_is_one_line(cli, tmp_path: Path) -> None:  # type
     (agents_dir / "fd-api-contract.md").write_text(GOOD.replace("prefix: AC\n", ""))
     result = cli("agents", "list", "--project", tmp_path)
     assert result.code == 2
-    assert (
-        result.err
-        == f"fluxdrive: error: {agents_dir / 'fd-api-contract.md'}: field 'prefix': Field required\n"
-    )
+    assert result.err == f"fluxdrive: error: {agents_dir / 'fd-api-contract.md'}: field 'prefix': Field required\n"

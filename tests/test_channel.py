@@ -17,9 +17,7 @@ from fluxdrive.errors import ChannelError, InputError
 
 def test_append_writes_one_complete_line(tmp_path: Path) -> None:
     path = tmp_path / "peer-findings.jsonl"
-    result = channel.append(
-        path, "blocking", "fd-safety", "sql-injection", "Query built\nfrom input", ["a.py:3"]
-    )
+    result = channel.append(path, "blocking", "fd-safety", "sql-injection", "Query built\nfrom input", ["a.py:3"])
     data = path.read_bytes()
     assert data.count(b"\n") == 1 and data.endswith(b"\n")
     record = json.loads(data)
@@ -48,9 +46,7 @@ def test_validation_on_write(tmp_path: Path, args: tuple[str, ...], message: str
 
 def test_over_long_summary_is_truncated_to_fit_pipe_buf(tmp_path: Path) -> None:
     path = tmp_path / "c.jsonl"
-    result = channel.append(
-        path, "notable", "fd-a", "cat", "é" * 5000, [f"f.py:{i}" for i in range(40)]
-    )
+    result = channel.append(path, "notable", "fd-a", "cat", "é" * 5000, [f"f.py:{i}" for i in range(40)])
     line = path.read_bytes()
     assert len(line) <= channel.PIPE_BUF
     record = json.loads(line)
@@ -95,9 +91,7 @@ def test_read_filters_by_severity_and_agent(tmp_path: Path) -> None:
     channel.append(path, "notable", "fd-b", "cat", "three")
     assert [f.summary for f in channel.read(path, severity="notable").findings] == ["two", "three"]
     assert [f.summary for f in channel.read(path, agent="fd-a").findings] == ["one", "two"]
-    assert [f.summary for f in channel.read(path, severity="notable", agent="fd-a").findings] == [
-        "two"
-    ]
+    assert [f.summary for f in channel.read(path, severity="notable", agent="fd-a").findings] == ["two"]
     with pytest.raises(ChannelError):
         channel.read(path, severity="critical")
 
@@ -174,10 +168,7 @@ for i in range(200):
 @pytest.mark.slow
 def test_fifty_writer_processes_lose_and_corrupt_nothing(tmp_path: Path) -> None:
     path = tmp_path / "peer-findings.jsonl"
-    procs = [
-        subprocess.Popen([sys.executable, "-c", WRITER, str(path), f"fd-writer-{n:02d}"])
-        for n in range(50)
-    ]
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), f"fd-writer-{n:02d}"]) for n in range(50)]
     assert [p.wait(timeout=240) for p in procs] == [0] * 50
     lines = path.read_bytes().split(b"\n")
     assert lines[-1] == b""

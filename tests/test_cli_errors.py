@@ -110,9 +110,7 @@ CASES = [
 
 
 @pytest.mark.parametrize(("name", "argv", "message"), CASES, ids=[c[0] for c in CASES])
-def test_bad_input_is_one_line_exit_2(
-    cli, workspace: Path, name: str, argv: list[str], message: str
-) -> None:  # type: ignore[no-untyped-def]
+def test_bad_input_is_one_line_exit_2(cli, workspace: Path, name: str, argv: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
     before = sorted(p.relative_to(workspace) for p in workspace.rglob("*"))
     result = cli(*[a.format(w=workspace) for a in argv])
     assert result.code == 2, (result.code, result.err)
@@ -163,8 +161,7 @@ def test_console_script_and_module_entry_points(tmp_path: Path) -> None:
     bad = run_fluxdrive("findings", "write", tmp_path / "c.jsonl", "urgent", "fd-a", "cat", "s")
     assert bad.code == 2
     assert bad.err == (
-        "fluxdrive: error: unknown severity 'urgent' "
-        "(hint: use 'blocking' (others must acknowledge it) or 'notable')\n"
+        "fluxdrive: error: unknown severity 'urgent' (hint: use 'blocking' (others must acknowledge it) or 'notable')\n"
     )
 
 

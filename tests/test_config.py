@@ -45,9 +45,7 @@ def test_defaults_are_the_protocol_numbers() -> None:
 
 
 def test_each_layer_overrides_the_one_before(tmp_path: Path, isolated_state: Path) -> None:
-    user = _user(
-        isolated_state, "[dispatch]\nmax_concurrency = 3\nretries = 2\n[dropout]\nthreshold = 0.5\n"
-    )
+    user = _user(isolated_state, "[dispatch]\nmax_concurrency = 3\nretries = 2\n[dropout]\nthreshold = 0.5\n")
     project = _project(tmp_path, "[dispatch]\nmax_concurrency = 4\n")
     loaded = load_config(
         project,
@@ -64,9 +62,7 @@ def test_each_layer_overrides_the_one_before(tmp_path: Path, isolated_state: Pat
     assert config.dispatch.max_concurrency == 4
     assert config.dropout.threshold == 0.8
     assert loaded.source_of("dispatch.retries") == str(user)
-    assert loaded.source_of("dispatch.max_concurrency") == str(
-        project / ".fluxdrive" / "config.toml"
-    )
+    assert loaded.source_of("dispatch.max_concurrency") == str(project / ".fluxdrive" / "config.toml")
     assert loaded.source_of("dropout.threshold") == "--dropout-threshold"
     assert loaded.source_of("ceiling.max") == "default"
 
@@ -108,9 +104,7 @@ def test_env_values_are_typed_and_lists_accept_commas(tmp_path: Path) -> None:
         ("[dispatch\n", "invalid TOML"),
     ],
 )
-def test_invalid_project_file_names_file_key_and_problem(
-    tmp_path: Path, text: str, expected: str
-) -> None:
+def test_invalid_project_file_names_file_key_and_problem(tmp_path: Path, text: str, expected: str) -> None:
     _project(tmp_path, text)
     with pytest.raises(ConfigError) as caught:
         load_config(tmp_path, env={})
@@ -123,9 +117,7 @@ def test_invalid_project_file_names_file_key_and_problem(
 def test_invalid_env_value_names_the_variable(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         load_config(tmp_path, env={"FLUXDRIVE_DISPATCH__RETRIES": "99"})
-    assert caught.value.one_line().startswith(
-        "env FLUXDRIVE_DISPATCH__RETRIES: key 'dispatch.retries'"
-    )
+    assert caught.value.one_line().startswith("env FLUXDRIVE_DISPATCH__RETRIES: key 'dispatch.retries'")
 
 
 def test_non_utf8_config_file(tmp_path: Path) -> None:
@@ -139,11 +131,7 @@ def test_cli_config_show_prints_values_and_sources(cli, tmp_path: Path) -> None:
     _project(tmp_path, "[dispatch]\nmax_concurrency = 2\n")
     result = cli("config", "show", "--project", tmp_path, "--set", "dropout.threshold=0.9")
     assert result.code == 0, result.err
-    rows = {
-        line.split()[0]: line
-        for line in result.out.splitlines()
-        if line[:1].isalpha() and "." in line.split()[0]
-    }
+    rows = {line.split()[0]: line for line in result.out.splitlines() if line[:1].isalpha() and "." in line.split()[0]}
     assert rows["dispatch.max_concurrency"].split()[1:] == [
         "2",
         str(tmp_path / ".fluxdrive" / "config.toml"),

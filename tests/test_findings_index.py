@@ -51,8 +51,7 @@ def test_heading_levels_two_to_four(level: str) -> None:
 def test_front_matter_and_metadata_lines_before_the_index() -> None:
     text = (
         "---\nagent: fd-safety\ntier: sonnet\n---\n"
-        "<!-- run-uuid: 1234 -->\n# Safety review\n\n**Reviewer**: fd-safety\n**Date**: 2026-02-22\n---\n\n"
-        + CANONICAL
+        "<!-- run-uuid: 1234 -->\n# Safety review\n\n**Reviewer**: fd-safety\n**Date**: 2026-02-22\n---\n\n" + CANONICAL
     )
     parsed = parse_index(text)
     assert [e.id for e in parsed.entries] == ["SF-001", "SF-002"]
@@ -147,10 +146,7 @@ def test_template_block_is_ignored_in_favour_of_the_real_index() -> None:
 
 
 def test_quoted_error_example_in_a_fence_does_not_make_an_error() -> None:
-    text = (
-        CANONICAL
-        + "\nAn error stub looks like:\n```\n### Findings Index\nVerdict: error\n\nAgent failed\n```\n"
-    )
+    text = CANONICAL + "\nAn error stub looks like:\n```\n### Findings Index\nVerdict: error\n\nAgent failed\n```\n"
     parsed = parse_index(text)
     assert parsed.verdict == "needs-changes"
     assert not parsed.is_error
@@ -211,8 +207,7 @@ def test_error_stub_round_trip() -> None:
     assert parsed.is_error and parsed.verdict == "error"
     assert parsed.error_message == "timed out after 300 s while reading"
     assert render_error_stub("boom") == (
-        "### Findings Index\nVerdict: error\n\n"
-        "Agent failed to produce findings after retry. Error: boom\n"
+        "### Findings Index\nVerdict: error\n\nAgent failed to produce findings after retry. Error: boom\n"
     )
 
 
@@ -242,9 +237,7 @@ def test_entry_validation_rejects_fields_that_would_not_round_trip() -> None:
 # ---------------------------------------------------------------- properties
 
 _TEXT = st.text(
-    alphabet=st.characters(
-        blacklist_categories=("Cs", "Cc"), blacklist_characters="\u2028\u2029\x85"
-    )
+    alphabet=st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\u2028\u2029\x85")
     | st.sampled_from(list('|"`*#-[]():')),
     min_size=1,
     max_size=40,
@@ -268,9 +261,7 @@ _ENTRY = st.builds(
     id=st.from_regex(r"[A-Z]{2,3}-[0-9]{3}", fullmatch=True),
     section=st.one_of(st.just(""), _FIELD),
     title=_FIELD,
-    location=st.one_of(
-        st.none(), st.from_regex(r"[a-z/]{1,20}\.py:[1-9][0-9]{0,3}", fullmatch=True)
-    ),
+    location=st.one_of(st.none(), st.from_regex(r"[a-z/]{1,20}\.py:[1-9][0-9]{0,3}", fullmatch=True)),
 ) | st.builds(
     IndexEntry,
     severity=st.just("P3"),

@@ -74,9 +74,7 @@ def test_report_rendering_round_trips_through_the_parser() -> None:
         IndexEntry("P1", "CR-001", "db.py", "Read-modify-write without a lock", "db.py:9"),
         IndexEntry("P3", "CR-002", "db.py", "Name the retry constant", improvement=True),
     )
-    text = render_report(
-        Report(entries, summary="s", acknowledgements=("fd-safety: injection noted",))
-    )
+    text = render_report(Report(entries, summary="s", acknowledgements=("fd-safety: injection noted",)))
     assert parse_index(text).entries == entries
     assert "### Issues Found\n1. CR-001 P1: Read-modify-write without a lock (db.py:9)" in text
     assert "### Improvements\n- CR-002: Name the retry constant" in text

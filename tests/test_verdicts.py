@@ -13,9 +13,7 @@ from fluxdrive.errors import VerdictError
 
 
 def _seed(directory: Path) -> None:
-    verdicts.write_verdict(
-        directory, "fd-safety", "NEEDS_ATTENTION", "1 P0: SQL injection in db.py:41", tokens=18_000
-    )
+    verdicts.write_verdict(directory, "fd-safety", "NEEDS_ATTENTION", "1 P0: SQL injection in db.py:41", tokens=18_000)
     verdicts.write_verdict(directory, "fd-quality", "CLEAN", "no issues", tokens=9_000)
     verdicts.write_verdict(directory, "fd-architecture", "CLEAN", "layering holds", tokens=11_000)
     verdicts.write_verdict(directory, "fd-perf", "ERROR", "timed out after 300 s")
@@ -69,9 +67,7 @@ def test_list_count_attention_and_tokens(tmp_path: Path) -> None:
         ("fd-a", "CLEAN", "s", -1, "non-negative"),
     ],
 )
-def test_validation(
-    tmp_path: Path, agent: str, status: str, summary: str, tokens: int, message: str
-) -> None:
+def test_validation(tmp_path: Path, agent: str, status: str, summary: str, tokens: int, message: str) -> None:
     with pytest.raises(VerdictError, match=message):
         verdicts.write_verdict(tmp_path, agent, status, summary, tokens=tokens)
     assert not (tmp_path / "verdicts").exists()
@@ -120,9 +116,7 @@ def test_cli_write_then_list(cli, tmp_path: Path) -> None:  # type: ignore[no-un
     assert [v["agent"] for v in data["verdicts"]] == ["fd-quality", "fd-safety"]
 
 
-def test_cli_finds_the_latest_run_without_dir(
-    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+def test_cli_finds_the_latest_run_without_dir(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / ".git").mkdir()
     runs = tmp_path / "docs" / "research" / "flux-drive"
     old, new = runs / "plan-aaaa1111", runs / "plan-bbbb2222"

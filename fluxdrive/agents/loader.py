@@ -86,26 +86,18 @@ def parse_definition(text: str, path: Path, origin: Origin) -> AgentDefinition:
             path=str(path), field=None, problem=f"invalid YAML front matter{where}: {problem}"
         ) from None
     if not isinstance(meta, dict):
-        raise AgentDefinitionError(
-            path=str(path), field=None, problem="front matter is not a mapping"
-        )
+        raise AgentDefinitionError(path=str(path), field=None, problem="front matter is not a mapping")
     for reserved in ("instructions", "origin", "source"):
         if reserved in meta:
-            raise AgentDefinitionError(
-                path=str(path), field=reserved, problem="is set by the loader, not the file"
-            )
+            raise AgentDefinitionError(path=str(path), field=reserved, problem="is set by the loader, not the file")
     meta.setdefault("category", "builtin" if origin == "builtin" else "project")
     values = {k: str(meta[k]) for k in ("name", "prefix", "description") if k in meta}
     body = _expand(text[match.end() :], path, values)
     try:
-        agent = AgentDefinition.model_validate(
-            {**meta, "instructions": body, "origin": origin, "source": path}
-        )
+        agent = AgentDefinition.model_validate({**meta, "instructions": body, "origin": origin, "source": path})
     except ValidationError as exc:
         error = exc.errors()[0]
-        raise AgentDefinitionError(
-            path=str(path), field=_loc(error), problem=str(error["msg"])
-        ) from None
+        raise AgentDefinitionError(path=str(path), field=_loc(error), problem=str(error["msg"])) from None
     if agent.name != path.stem:
         raise AgentDefinitionError(
             path=str(path),
@@ -120,9 +112,7 @@ def load_definition(path: Path, origin: Origin) -> AgentDefinition:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise AgentDefinitionError(
-            path=str(path), field=None, problem=f"cannot read: {exc.strerror}"
-        ) from None
+        raise AgentDefinitionError(path=str(path), field=None, problem=f"cannot read: {exc.strerror}") from None
     try:
         text = decode_utf8(data, path, "agent definition")
     except InputError as exc:
@@ -133,20 +123,13 @@ def load_definition(path: Path, origin: Origin) -> AgentDefinition:
 def _definition_files(directory: Path) -> list[Path]:
     if not directory.is_dir():
         return []
-    return sorted(
-        p for p in directory.glob("*.md") if not p.name.startswith("_") and p.name != "README.md"
-    )
+    return sorted(p for p in directory.glob("*.md") if not p.name.startswith("_") and p.name != "README.md")
 
 
 @functools.lru_cache(maxsize=1)
 def builtin_agents() -> dict[str, AgentDefinition]:
     """Every built-in definition by name (validated once per process)."""
-    return {
-        a.name: a
-        for a in map(
-            lambda p: load_definition(p, "builtin"), _definition_files(builtin_agents_dir())
-        )
-    }
+    return {a.name: a for a in map(lambda p: load_definition(p, "builtin"), _definition_files(builtin_agents_dir()))}
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,11 +22,23 @@ def run(
     name: Annotated[str, typer.Argument(metavar="NAME", help="Agent name, e.g. fd-safety.")],
     path: Annotated[Path, typer.Argument(metavar="PATH", help="A file, directory or markdown document.")],
     output_dir: Annotated[
-        Path | None, typer.Option("--output-dir", metavar="DIR", help="Where NAME.md goes (default: docs/research/flux-drive/<stem>-<hash>).")
+        Path | None,
+        typer.Option(
+            "--output-dir",
+            metavar="DIR",
+            help="Where NAME.md goes (default: docs/research/flux-drive/<stem>-<hash>).",
+        ),
     ] = None,
-    runtime: Annotated[str, typer.Option("--runtime", metavar="NAME", help="Runtime that executes the agent.")] = "static",
+    runtime: Annotated[
+        str, typer.Option("--runtime", metavar="NAME", help="Runtime that executes the agent.")
+    ] = "static",
     fail_on: Annotated[
-        str | None, typer.Option("--fail-on", metavar="risky|needs-changes|never", help="Exit 1 at or above this verdict (default: config output.fail_on).")
+        str | None,
+        typer.Option(
+            "--fail-on",
+            metavar="risky|needs-changes|never",
+            help="Exit 1 at or above this verdict (default: config output.fail_on).",
+        ),
     ] = None,
 ) -> None:
     """Run agent NAME on PATH; write NAME.md, its verdict record and channel lines."""

@@ -77,9 +77,7 @@ def list_agents(
 def show(
     name: Annotated[str, typer.Argument(metavar="NAME", help="Agent name, e.g. fd-safety.")],
     project: ProjectOption = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the whole definition as JSON.")
-    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the whole definition as JSON.")] = False,
 ) -> None:
     """Print one agent's definition: its front matter and instructions."""
     agent = _roster(project).get(name)

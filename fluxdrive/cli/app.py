@@ -39,13 +39,9 @@ def _print_version(value: bool) -> None:
 def root(
     version: Annotated[
         bool,
-        typer.Option(
-            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
-        ),
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
     ] = False,
-    debug: Annotated[
-        bool, typer.Option("--debug", help="Show tracebacks for unexpected errors.")
-    ] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for unexpected errors.")] = False,
 ) -> None:
     """Global options (handled before any command runs)."""
 

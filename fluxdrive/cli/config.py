@@ -53,9 +53,7 @@ def show(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
-    only_changed: Annotated[
-        bool, typer.Option("--changed", help="Only keys not at their default.")
-    ] = False,
+    only_changed: Annotated[bool, typer.Option("--changed", help="Only keys not at their default.")] = False,
 ) -> None:
     """Print every key's effective value and the layer that set it."""
     from fluxdrive.config import load_config, parse_assignments
@@ -83,10 +81,6 @@ def show(
         return
     if only_changed:
         rows = [(k, _value(v), s) for k, v, s in loaded.items() if s != "default"]
-        out(
-            format_columns(("KEY", "VALUE", "SOURCE"), rows)
-            if rows
-            else "All keys at their defaults."
-        )
+        out(format_columns(("KEY", "VALUE", "SOURCE"), rows) if rows else "All keys at their defaults.")
         return
     out(render_config(loaded))

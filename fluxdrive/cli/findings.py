@@ -23,21 +23,15 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-FileArg = Annotated[
-    Path, typer.Argument(metavar="FILE", help="The channel, e.g. OUTPUT_DIR/peer-findings.jsonl.")
-]
+FileArg = Annotated[Path, typer.Argument(metavar="FILE", help="The channel, e.g. OUTPUT_DIR/peer-findings.jsonl.")]
 
 
 @app.command("write")
 def write(
     file: FileArg,
     severity: Annotated[str, typer.Argument(metavar="SEVERITY", help="blocking or notable.")],
-    agent: Annotated[
-        str, typer.Argument(metavar="AGENT", help="The agent sharing it, e.g. fd-safety.")
-    ],
-    category: Annotated[
-        str, typer.Argument(metavar="CATEGORY", help="A kebab-case tag, e.g. auth-bypass.")
-    ],
+    agent: Annotated[str, typer.Argument(metavar="AGENT", help="The agent sharing it, e.g. fd-safety.")],
+    category: Annotated[str, typer.Argument(metavar="CATEGORY", help="A kebab-case tag, e.g. auth-bypass.")],
     summary: Annotated[str, typer.Argument(metavar="SUMMARY", help="One or two sentences.")],
     file_refs: Annotated[
         list[str] | None, typer.Argument(metavar="[FILE_REFS]...", help="file:line references.")
@@ -55,9 +49,7 @@ def read(
     severity: Annotated[
         str, typer.Option("--severity", metavar="blocking|notable|all", help="Which findings.")
     ] = "all",
-    agent: Annotated[
-        str | None, typer.Option("--agent", help="Only this agent's findings.")
-    ] = None,
+    agent: Annotated[str | None, typer.Option("--agent", help="Only this agent's findings.")] = None,
 ) -> None:
     """Print findings as a JSON array ([] when the file does not exist)."""
     result = channel.read(file, severity=severity, agent=agent)
@@ -76,10 +68,7 @@ def timeline(file: FileArg) -> None:
     if not ordered:
         out("No peer findings shared yet.")
         return
-    rows = [
-        (f.timestamp, f.agent, f.severity, f.category, f.summary + _refs(f.file_refs))
-        for f in ordered
-    ]
+    rows = [(f.timestamp, f.agent, f.severity, f.category, f.summary + _refs(f.file_refs)) for f in ordered]
     out(format_columns(("TIME", "AGENT", "SEVERITY", "CATEGORY", "SUMMARY"), rows))
     blocking = sum(1 for f in ordered if f.severity == "blocking")
     out(f"{len(ordered)} finding(s): {blocking} blocking, {len(ordered) - blocking} notable")

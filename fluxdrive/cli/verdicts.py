@@ -74,9 +74,7 @@ def _default_dir() -> Path:
 @app.callback()
 def show(
     ctx: typer.Context,
-    attention: Annotated[
-        bool, typer.Option("--attention", help="Only agents that need attention.")
-    ] = False,
+    attention: Annotated[bool, typer.Option("--attention", help="Only agents that need attention.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print records as JSON.")] = False,
 ) -> None:
     """List verdict records: a table, the count by status and total tokens."""
@@ -124,22 +122,14 @@ def _as_dict(record: verdicts.VerdictRecord) -> dict[str, Any]:
 def write(
     directory: Annotated[Path, typer.Argument(metavar="DIR", help="The run's output directory.")],
     agent: Annotated[str, typer.Argument(metavar="AGENT", help="Agent name, e.g. fd-safety.")],
-    status: Annotated[
-        str, typer.Argument(metavar="STATUS", help="CLEAN, NEEDS_ATTENTION or ERROR.")
-    ],
+    status: Annotated[str, typer.Argument(metavar="STATUS", help="CLEAN, NEEDS_ATTENTION or ERROR.")],
     summary: Annotated[str, typer.Argument(metavar="SUMMARY", help="One line.")],
     detail: Annotated[
         str | None,
-        typer.Option(
-            "--detail", metavar="PATH", help="The full report (default: DIR/AGENT.md if present)."
-        ),
+        typer.Option("--detail", metavar="PATH", help="The full report (default: DIR/AGENT.md if present)."),
     ] = None,
-    tokens: Annotated[
-        int, typer.Option("--tokens", metavar="N", min=0, help="Tokens the agent spent.")
-    ] = 0,
+    tokens: Annotated[int, typer.Option("--tokens", metavar="N", min=0, help="Tokens the agent spent.")] = 0,
 ) -> None:
     """Write DIR/verdicts/AGENT.json atomically."""
-    record = verdicts.write_verdict(
-        directory, agent, status, summary, detail_path=detail, tokens=tokens
-    )
+    record = verdicts.write_verdict(directory, agent, status, summary, detail_path=detail, tokens=tokens)
     out(f"{record.status} {record.agent}: {record.summary}")

@@ -97,17 +97,13 @@ def _read_toml(path: Path) -> dict[str, Any]:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise ConfigError(
-            source=str(path), key=None, problem=f"cannot read: {exc.strerror}"
-        ) from None
+        raise ConfigError(source=str(path), key=None, problem=f"cannot read: {exc.strerror}") from None
     try:
         return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
         raise ConfigError(source=str(path), key=None, problem="is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(
-            source=str(path), key=None, problem=f"invalid TOML: {exc}", hint="fix the syntax"
-        ) from None
+        raise ConfigError(source=str(path), key=None, problem=f"invalid TOML: {exc}", hint="fix the syntax") from None
 
 
 def parse_value(raw: str) -> Any:
@@ -274,9 +270,7 @@ def load_config(
         error = exc.errors()[0]
         key = ".".join(str(p) for p in error["loc"])
         problem, hint = _problem(error)
-        raise ConfigError(
-            source=_error_source(key, sources), key=key or None, problem=problem, hint=hint
-        ) from None
+        raise ConfigError(source=_error_source(key, sources), key=key or None, problem=problem, hint=hint) from None
     return LoadedConfig(config, dict(sources), tuple(layers))
 
 

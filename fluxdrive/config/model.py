@@ -24,14 +24,10 @@ class CeilingConfig(_Section):
     base: int = Field(4, ge=1, le=20, description="slots before scope and domains")
     max: int = Field(10, ge=1, le=20, description="hard cap on selected agents")
     scope_file: int = Field(0, ge=0, le=5, description="scope bonus: single file or document")
-    scope_diff_small: int = Field(
-        1, ge=0, le=5, description="scope bonus: diff below the large-diff line count"
-    )
+    scope_diff_small: int = Field(1, ge=0, le=5, description="scope bonus: diff below the large-diff line count")
     scope_diff_large: int = Field(2, ge=0, le=5, description="scope bonus: large diff")
     scope_directory: int = Field(3, ge=0, le=5, description="scope bonus: directory or repository")
-    diff_large_lines: int = Field(
-        500, ge=1, description="changed lines at which a diff counts as large"
-    )
+    diff_large_lines: int = Field(500, ge=1, description="changed lines at which a diff counts as large")
     domains_one: int = Field(1, ge=0, le=5, description="bonus for one detected domain")
     domains_many: int = Field(2, ge=0, le=5, description="bonus for two or more detected domains")
 
@@ -45,32 +41,16 @@ class CeilingConfig(_Section):
 class ScoringConfig(_Section):
     """Agent scoring (section 3): base score, bonuses, trust."""
 
-    adjacent_share: float = Field(
-        0.10, ge=0, le=1, description="share of content that makes base 2"
-    )
-    core_share: float = Field(
-        0.30, ge=0, le=1, description="share of content above which base is 3"
-    )
-    domain_boost: int = Field(
-        2, ge=0, le=5, description="bonus when a detected domain has criteria for the agent"
-    )
-    project_bonus: int = Field(
-        1, ge=0, le=5, description="bonus when the project has CLAUDE.md/AGENTS.md/.fluxdrive"
-    )
-    domain_agent_bonus: int = Field(
-        1, ge=0, le=5, description="bonus for a project agent of a detected domain"
-    )
+    adjacent_share: float = Field(0.10, ge=0, le=1, description="share of content that makes base 2")
+    core_share: float = Field(0.30, ge=0, le=1, description="share of content above which base is 3")
+    domain_boost: int = Field(2, ge=0, le=5, description="bonus when a detected domain has criteria for the agent")
+    project_bonus: int = Field(1, ge=0, le=5, description="bonus when the project has CLAUDE.md/AGENTS.md/.fluxdrive")
+    domain_agent_bonus: int = Field(1, ge=0, le=5, description="bonus for a project agent of a detected domain")
     max_score: float = Field(7, gt=0, description="upper bound of the final score")
     trust_floor: float = Field(0.05, gt=0, le=1, description="lowest trust multiplier")
-    trust_min_reviews: int = Field(
-        10, ge=1, description="reviews before the top trust band applies"
-    )
-    trust_high_acceptance: float = Field(
-        0.80, ge=0, le=1, description="acceptance rate of the top trust band"
-    )
-    trust_low_acceptance: float = Field(
-        0.50, ge=0, le=1, description="acceptance rate below which trust is low"
-    )
+    trust_min_reviews: int = Field(10, ge=1, description="reviews before the top trust band applies")
+    trust_high_acceptance: float = Field(0.80, ge=0, le=1, description="acceptance rate of the top trust band")
+    trust_low_acceptance: float = Field(0.50, ge=0, le=1, description="acceptance rate below which trust is low")
 
     @model_validator(mode="after")
     def _ordered(self) -> ScoringConfig:
@@ -86,36 +66,24 @@ class SelectionConfig(_Section):
 
     thin_section_lines: int = Field(5, ge=0, description="a section with fewer prose lines is thin")
     thin_section_bullets: int = Field(3, ge=0, description="a section with fewer bullets is thin")
-    stage1_ratio: float = Field(
-        0.40, gt=0, le=1, description="share of selected slots in Stage 1 (rounded up)"
-    )
+    stage1_ratio: float = Field(0.40, gt=0, le=1, description="share of selected slots in Stage 1 (rounded up)")
     stage1_min: int = Field(2, ge=1, description="fewest Stage 1 agents")
     stage1_max: int = Field(5, ge=1, description="most Stage 1 agents")
-    expansion_pool_min_score: float = Field(
-        2, ge=0, description="unselected agents at or above this join the pool"
-    )
+    expansion_pool_min_score: float = Field(2, ge=0, description="unselected agents at or above this join the pool")
 
     @model_validator(mode="after")
     def _bounds(self) -> SelectionConfig:
         if self.stage1_min > self.stage1_max:
-            raise ValueError(
-                f"stage1_min ({self.stage1_min}) must not exceed stage1_max ({self.stage1_max})"
-            )
+            raise ValueError(f"stage1_min ({self.stage1_min}) must not exceed stage1_max ({self.stage1_max})")
         return self
 
 
 class SlicingConfig(_Section):
     """Content routing (section 4.3)."""
 
-    diff_min_lines: int = Field(
-        1000, ge=1, description="diffs at least this long are sliced per agent"
-    )
-    document_min_lines: int = Field(
-        200, ge=1, description="documents at least this long are sliced"
-    )
-    full_coverage_ratio: float = Field(
-        0.80, gt=0, le=1, description="priority share above which everything is sent"
-    )
+    diff_min_lines: int = Field(1000, ge=1, description="diffs at least this long are sliced per agent")
+    document_min_lines: int = Field(200, ge=1, description="documents at least this long are sliced")
+    full_coverage_ratio: float = Field(0.80, gt=0, le=1, description="priority share above which everything is sent")
     cross_cutting: AgentList = Field(
         default_factory=lambda: ["fd-architecture", "fd-quality"],
         description="agents that always get the full content",
@@ -126,24 +94,14 @@ class DispatchConfig(_Section):
     """Launch, monitoring, retries and backoff (sections 4.5-4.6)."""
 
     max_concurrency: int = Field(6, ge=1, le=64, description="agents in flight at once")
-    timeout_local_s: float = Field(
-        300, gt=0, description="timeout for local or fast runtimes (seconds)"
-    )
-    timeout_remote_s: float = Field(
-        600, gt=0, description="timeout for remote or slow runtimes (seconds)"
-    )
-    retries: int = Field(
-        1, ge=0, le=5, description="retries of a failed agent before its error stub"
-    )
-    poll_interval_s: float = Field(
-        0.5, gt=0, description="fallback polling interval when events are unavailable"
-    )
+    timeout_local_s: float = Field(300, gt=0, description="timeout for local or fast runtimes (seconds)")
+    timeout_remote_s: float = Field(600, gt=0, description="timeout for remote or slow runtimes (seconds)")
+    retries: int = Field(1, ge=0, le=5, description="retries of a failed agent before its error stub")
+    poll_interval_s: float = Field(0.5, gt=0, description="fallback polling interval when events are unavailable")
     backoff_base_s: float = Field(2, gt=0, description="first backoff window on 429/5xx")
     backoff_max_s: float = Field(60, gt=0, description="largest backoff window")
     backoff_factor: float = Field(2, ge=1, description="backoff window growth per attempt")
-    min_concurrency: int = Field(
-        1, ge=1, description="floor of the concurrency cap under rate limiting"
-    )
+    min_concurrency: int = Field(1, ge=1, description="floor of the concurrency cap under rate limiting")
 
 
 class ResearchConfig(_Section):
@@ -158,20 +116,12 @@ class DropoutConfig(_Section):
     """AgentDropout (section 4.8)."""
 
     enabled: bool = Field(True, description="drop redundant Stage 2 candidates")
-    threshold: float = Field(
-        0.6, ge=0, le=1, description="redundancy score at which a candidate is dropped"
-    )
-    weight_domain: float = Field(
-        0.4, ge=0, le=1, description="its own domain already produced P0/P1"
-    )
-    weight_adjacency: float = Field(
-        0.3, ge=0, le=1, description="all its neighbours ran in Stage 1"
-    )
+    threshold: float = Field(0.6, ge=0, le=1, description="redundancy score at which a candidate is dropped")
+    weight_domain: float = Field(0.4, ge=0, le=1, description="its own domain already produced P0/P1")
+    weight_adjacency: float = Field(0.3, ge=0, le=1, description="all its neighbours ran in Stage 1")
     weight_density: float = Field(0.2, ge=0, le=1, description="its neighbours produced many P0/P1")
     weight_low_trust: float = Field(0.1, ge=0, le=1, description="its trust multiplier is low")
-    density_min_findings: int = Field(
-        3, ge=1, description="neighbour P0/P1 count for the density signal"
-    )
+    density_min_findings: int = Field(3, ge=1, description="neighbour P0/P1 count for the density signal")
     low_trust_below: float = Field(0.5, ge=0, le=1, description="trust below this is low")
     exempt: AgentList = Field(
         default_factory=lambda: ["fd-safety", "fd-correctness"],
@@ -200,12 +150,8 @@ class SynthesisConfig(_Section):
     """Synthesis (section 5)."""
 
     index_head_lines: int = Field(30, ge=5, description="lines read for an agent's index")
-    dedup_max_distance: float = Field(
-        0.3, ge=0, le=1, description="normalized Levenshtein distance for 'same issue'"
-    )
-    dedup_min_shared_words: int = Field(
-        3, ge=1, description="shared meaningful words for 'same issue'"
-    )
+    dedup_max_distance: float = Field(0.3, ge=0, le=1, description="normalized Levenshtein distance for 'same issue'")
+    dedup_min_shared_words: int = Field(3, ge=1, description="shared meaningful words for 'same issue'")
     confidence_high: int = Field(3, ge=1, description="agents for high confidence")
     confidence_medium: int = Field(2, ge=1, description="agents for medium confidence")
     cross_family_weight: float = Field(1.5, ge=0, description="weight of each extra model family")
@@ -224,26 +170,20 @@ class DomainsConfig(_Section):
     weight_keywords: float = Field(0.2, ge=0, le=1, description="weight of keyword signals")
     keyword_sample_files: int = Field(50, ge=1, description="source files sampled for keywords")
     max_injected: int = Field(3, ge=1, le=11, description="domains whose criteria are injected")
-    default_min_confidence: float = Field(
-        0.3, ge=0, le=1, description="min_confidence when a domain sets none"
-    )
+    default_min_confidence: float = Field(0.3, ge=0, le=1, description="min_confidence when a domain sets none")
 
 
 class KnowledgeConfig(_Section):
     """Knowledge lifecycle (section 9)."""
 
     max_per_agent: int = Field(5, ge=0, le=20, description="entries injected per agent")
-    decay_reviews: int = Field(
-        10, ge=1, description="reviews without independent confirmation before archiving"
-    )
+    decay_reviews: int = Field(10, ge=1, description="reviews without independent confirmation before archiving")
 
 
 class OutputConfig(_Section):
     """What callers read (section 11)."""
 
-    stdout_budget_chars: int = Field(
-        4000, ge=500, description="default console report size for a review"
-    )
+    stdout_budget_chars: int = Field(4000, ge=500, description="default console report size for a review")
     fail_on: Literal["risky", "needs-changes", "never"] = Field(
         "risky", description="verdict at or above which the exit code is 1"
     )
@@ -265,21 +205,11 @@ def _default_budgets() -> dict[str, int]:
 class BudgetConfig(_Section):
     """Token budgets per input type, soft-enforced before dispatch."""
 
-    enforcement: Literal["soft", "off"] = Field(
-        "soft", description="warn and require --over-budget, or off"
-    )
-    per_input: dict[str, int] = Field(
-        default_factory=_default_budgets, description="token budget per input type"
-    )
-    review_agent_default: int = Field(
-        40_000, ge=0, description="estimate for a review agent with no history"
-    )
-    research_agent_default: int = Field(
-        15_000, ge=0, description="estimate for a research agent with no history"
-    )
-    slicing_multiplier: float = Field(
-        0.5, gt=0, le=1, description="estimate factor for sliced agents"
-    )
+    enforcement: Literal["soft", "off"] = Field("soft", description="warn and require --over-budget, or off")
+    per_input: dict[str, int] = Field(default_factory=_default_budgets, description="token budget per input type")
+    review_agent_default: int = Field(40_000, ge=0, description="estimate for a review agent with no history")
+    research_agent_default: int = Field(15_000, ge=0, description="estimate for a research agent with no history")
+    slicing_multiplier: float = Field(0.5, gt=0, le=1, description="estimate factor for sliced agents")
     min_agents: int = Field(2, ge=1, description="agents always kept when trimming to budget")
 
 

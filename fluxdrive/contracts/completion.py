@@ -170,9 +170,7 @@ def inspect(output_dir: Path, agent: str) -> Completion:
     if final.is_file():
         text = _read(final)
         if has_sentinel(text):
-            return Completion(
-                agent, CompletionState.COMPLETE, final, partial=is_partial_recovery(text)
-            )
+            return Completion(agent, CompletionState.COMPLETE, final, partial=is_partial_recovery(text))
         return Completion(
             agent,
             CompletionState.UNSIGNED,

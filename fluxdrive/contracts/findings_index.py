@@ -58,9 +58,7 @@ _WORD_SEVERITY = {
 }
 _IMPROVEMENT_TOKEN = re.compile(r"^(?:\*\*)?IMP(?:\*\*)?$", re.IGNORECASE)
 _IMPROVEMENT_ID = re.compile(r"^IMP-\d+$", re.IGNORECASE)
-_LEGACY = re.compile(
-    r"^\s*[-*+]\s+\[(P[0-3])-([^\]\s]+)\]\s+(.*?)(?:\s+\(([^()]*?:\d+[^()]*)\))?\s*$"
-)
+_LEGACY = re.compile(r"^\s*[-*+]\s+\[(P[0-3])-([^\]\s]+)\]\s+(.*?)(?:\s+\(([^()]*?:\d+[^()]*)\))?\s*$")
 _VERDICT = re.compile(
     r"^\s*(?:[-*]\s+)?(?:\*\*|__)?verdict(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.*?)\s*(?:\*\*|__)?\s*$",
     re.IGNORECASE,
@@ -418,11 +416,7 @@ def _headless_block(lines: list[_Line]) -> _Block | None:
 
 
 def _choose(blocks: list[_Block]) -> _Block | None:
-    usable = [
-        b
-        for b in blocks
-        if (b.entries or b.verdict_raw is not None) and not (b.template and not b.entries)
-    ]
+    usable = [b for b in blocks if (b.entries or b.verdict_raw is not None) and not (b.template and not b.entries)]
     for group in ([b for b in usable if not b.fenced], [b for b in usable if b.fenced]):
         if not group:
             continue
@@ -511,9 +505,7 @@ def _block_notes(block: _Block) -> list[str]:
     return notes
 
 
-def _verdict_of(
-    block: _Block, lines: list[_Line], violations: list[str]
-) -> tuple[str | None, Verdict, str | None]:
+def _verdict_of(block: _Block, lines: list[_Line], violations: list[str]) -> tuple[str | None, Verdict, str | None]:
     """(declared verdict, effective verdict, error message); records violations."""
     derived = derive_verdict(e.severity for e in block.entries if not e.improvement)
     declared = _normalize_verdict(block.verdict_raw) if block.verdict_raw is not None else None
@@ -538,11 +530,7 @@ def _parse(text: str) -> ParsedIndex:
         if block is not None:
             notes.append("index without a Findings Index heading")
     if block is None:
-        empty = (
-            ("Findings Index heading with no entries and no Verdict line (possibly truncated)",)
-            if blocks
-            else ()
-        )
+        empty = ("Findings Index heading with no entries and no Verdict line (possibly truncated)",) if blocks else ()
         return ParsedIndex(found=False, notes=tuple(notes), violations=empty)
     notes += _block_notes(block)
     violations = ["word severities mapped to P0..P3"] if block.word_severity else []

@@ -67,14 +67,10 @@ def classify_text(text: str, *, sentinel: bool | None = None) -> OutputClassific
     """Classify an output given its text (see :func:`classify_output`)."""
     signed = has_sentinel(text) if sentinel is None else sentinel
     partial = is_partial_recovery(text)
-    body = "\n".join(
-        line for line in text.splitlines() if not line.strip().startswith("<!-- flux-drive:")
-    )
+    body = "\n".join(line for line in text.splitlines() if not line.strip().startswith("<!-- flux-drive:"))
     index = parse_index(text)
     if not body.strip():
-        return OutputClassification(
-            OutputStatus.MISSING, "empty output", index, False, partial, signed
-        )
+        return OutputClassification(OutputStatus.MISSING, "empty output", index, False, partial, signed)
     if index.is_error:
         reason = f"agent error: {index.error_message or 'no message'}"
         return OutputClassification(OutputStatus.ERROR, reason, index, False, partial, signed)
@@ -92,9 +88,7 @@ def classify_text(text: str, *, sentinel: bool | None = None) -> OutputClassific
         problems.insert(0, "report was cut off at the timeout")
     if problems:
         usable = bool(index.entries) or index.declared_verdict is not None
-        return OutputClassification(
-            OutputStatus.MALFORMED, "; ".join(problems), index, usable, partial, signed
-        )
+        return OutputClassification(OutputStatus.MALFORMED, "; ".join(problems), index, usable, partial, signed)
     count = len(index.entries)
     reason = f"{count} finding{'s' if count != 1 else ''}, verdict {index.verdict}"
     return OutputClassification(OutputStatus.VALID, reason, index, True, partial, signed)
@@ -104,9 +98,7 @@ def classify_output(path: Path) -> OutputClassification:
     """Classify the agent output at ``path`` (a missing file is MISSING)."""
     path = Path(path)
     if not path.is_file():
-        return OutputClassification(
-            OutputStatus.MISSING, f"{path.name} does not exist", ParsedIndex(), False
-        )
+        return OutputClassification(OutputStatus.MISSING, f"{path.name} does not exist", ParsedIndex(), False)
     text, sentinel, cut = read_head_and_tail(path)
     result = classify_text(text, sentinel=sentinel)
     if cut:

@@ -32,9 +32,7 @@ def _summary(task: AgentTask) -> tuple[str, str]:
     index = result.index
     if result.status is OutputStatus.ERROR:
         return "ERROR", result.reason
-    if result.status is OutputStatus.MISSING or (
-        result.status is OutputStatus.MALFORMED and not result.usable_index
-    ):
+    if result.status is OutputStatus.MISSING or (result.status is OutputStatus.MALFORMED and not result.usable_index):
         return "NEEDS_ATTENTION", f"{result.status.value}: {result.reason}"
     counts = {s: sum(1 for e in index.findings if e.severity == s) for s in ("P0", "P1", "P2", "P3")}
     shown = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"

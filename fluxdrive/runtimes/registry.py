@@ -19,7 +19,7 @@ ENTRY_POINT_GROUP = "fluxdrive.runtimes"
 _NAME = re.compile(r"^[a-z][a-z0-9-]*$")
 
 _registry: dict[str, type[Runtime]] = {}
-_loaded = False
+_state = {"entry_points_loaded": False}
 
 
 def register(cls: type[Runtime]) -> type[Runtime]:
@@ -39,10 +39,9 @@ def register(cls: type[Runtime]) -> type[Runtime]:
 
 
 def _load_entry_points() -> None:
-    global _loaded
-    if _loaded:
+    if _state["entry_points_loaded"]:
         return
-    _loaded = True
+    _state["entry_points_loaded"] = True
     for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
         register(point.load())
 

@@ -91,6 +91,8 @@ class Spend:
 Step = Report | Delay | Crash | Hang | Garbage | Partial | Spend
 Attempt = Step | Sequence[Step]
 
+SCRIPTED = Provenance("scripted", "scripted", "scripted-1")
+FUNCTION = Provenance("function", "function", "function-1")
 CLEAN = "### Findings Index\nVerdict: safe\n\n### Summary\nNothing to report.\n"
 
 
@@ -126,7 +128,7 @@ class ScriptedRuntime(Runtime):
         scripts: Mapping[str, Sequence[Attempt]] | None = None,
         *,
         default: Attempt = Report(CLEAN),
-        provenance: Provenance = Provenance("scripted", "scripted", "scripted-1"),
+        provenance: Provenance = SCRIPTED,
     ) -> None:
         self.scripts = {agent: list(attempts) for agent, attempts in (scripts or {}).items()}
         self.default = default
@@ -141,7 +143,7 @@ class ScriptedRuntime(Runtime):
         chosen = attempts[min(number, len(attempts) - 1)]
         if isinstance(chosen, Sequence) and not isinstance(chosen, str):
             return list(chosen)
-        return [chosen]  # type: ignore[list-item]
+        return [chosen]
 
     async def run(self, task: AgentTask) -> AgentResult:
         name = task.agent.name
@@ -187,7 +189,7 @@ class FunctionRuntime(Runtime):
         self,
         function: Callable[[AgentTask], str | Awaitable[str]],
         *,
-        provenance: Provenance = Provenance("function", "function", "function-1"),
+        provenance: Provenance = FUNCTION,
     ) -> None:
         self.function = function
         self._provenance = provenance
@@ -208,4 +210,3 @@ class FunctionRuntime(Runtime):
             self._provenance,
             Usage(wall_s=time.monotonic() - started),
         )
-

@@ -15,10 +15,24 @@ from fluxdrive.runtimes import AgentTask, ReviewContent
 def make_task(tmp_path: Path):  # type: ignore[no-untyped-def]
     """``make_task("fd-safety", deadline_s=1.0)`` -> an AgentTask writing under tmp_path/out."""
 
-    def build(agent: str = "fd-safety", *, deadline_s: float | None = None, root: Path | None = None, files: tuple[str, ...] = ()) -> AgentTask:
+    def build(
+        agent: str = "fd-safety",
+        *,
+        deadline_s: float | None = None,
+        root: Path | None = None,
+        files: tuple[str, ...] = (),
+    ) -> AgentTask:
         output = tmp_path / "out"
         output.mkdir(exist_ok=True)
         content = ReviewContent(root or tmp_path, files)
-        return AgentTask(builtin_agents()[agent], "prompt", content, output, output / "peer-findings.jsonl", Config(), deadline_s)
+        return AgentTask(
+            builtin_agents()[agent],
+            "prompt",
+            content,
+            output,
+            output / "peer-findings.jsonl",
+            Config(),
+            deadline_s,
+        )
 
     return build

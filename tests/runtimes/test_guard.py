@@ -118,7 +118,10 @@ def test_scripted_attempts_advance_per_call(make_task) -> None:  # type: ignore[
 
 def test_function_runtime(make_task, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     async def review(task) -> str:  # type: ignore[no-untyped-def]
-        return findings_report(task.agent.prefix, ("P2", "a.py", f"{task.agent.name} saw {len(task.content.files)} files"))
+        return findings_report(
+            task.agent.prefix,
+            ("P2", "a.py", f"{task.agent.name} saw {len(task.content.files)} files"),
+        )
 
     result = asyncio.run(run_guarded(FunctionRuntime(review), make_task("fd-quality", files=("a.py", "b.py"))))
     assert classify_output(result.output_path).index.entries[0].title == "fd-quality saw 2 files"

@@ -39,6 +39,14 @@ def test_check_is_quiet_on_its_counter_examples(spec: CheckSpec) -> None:
 
 def test_check_tags_and_names() -> None:
     for spec in CHECKS:
-        assert spec.tag in {"security", "correctness", "quality", "performance", "game-design", "architecture", "user-product"}
-        prefix = "py-" if spec.kind == "python" else ("doc-", "cli-")
+        assert spec.tag in {
+            "security",
+            "correctness",
+            "quality",
+            "performance",
+            "game-design",
+            "architecture",
+            "user-product",
+        }
+        prefix = ("py-", "cli-") if spec.kind == "python" else ("doc-",)
         assert spec.name.startswith(prefix), spec.name

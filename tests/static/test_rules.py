@@ -35,8 +35,16 @@ def test_rule_stays_quiet_on_its_negative_examples(rule: RuleSpec) -> None:
 
 def test_rule_ids_are_prefixed_by_language_and_unique() -> None:
     prefixes = {
-        "javascript": "js-", "typescript": "ts-", "tsx": "js-", "go": "go-", "java": "java-",
-        "ruby": "rb-", "php": "php-", "bash": "sh-", "yaml": ("gha-", "k8s-", "yaml-"), "dockerfile": "docker-",
+        "javascript": "js-",
+        "typescript": "ts-",
+        "tsx": "js-",
+        "go": "go-",
+        "java": "java-",
+        "ruby": "rb-",
+        "php": "php-",
+        "bash": "sh-",
+        "yaml": ("gha-", "k8s-", "yaml-"),
+        "dockerfile": "docker-",
         "any": "any-",
     }
     for rule in RULES:

@@ -31,7 +31,13 @@ def _copy(name: str, tmp_path: Path) -> Path:
     return target
 
 
-def _review(root: Path, agents: list[str], config: Config | None = None, runtime: StaticRuntime | None = None, **content: object) -> dict[str, list[tuple[str, str, str]]]:
+def _review(
+    root: Path,
+    agents: list[str],
+    config: Config | None = None,
+    runtime: StaticRuntime | None = None,
+    **content: object,
+) -> dict[str, list[tuple[str, str, str]]]:
     """Run agents concurrently on one StaticRuntime; return (severity, location, title) per agent."""
     config = config or load_config(root, env={}).config
     runtime = runtime or StaticRuntime()
@@ -42,7 +48,15 @@ def _review(root: Path, agents: list[str], config: Config | None = None, runtime
 
     async def all_agents() -> None:
         tasks = [
-            AgentTask(builtin_agents()[a], "", review, output, output / "peer-findings.jsonl", config, 120.0)
+            AgentTask(
+                builtin_agents()[a],
+                "",
+                review,
+                output,
+                output / "peer-findings.jsonl",
+                config,
+                120.0,
+            )
             for a in agents
         ]
         await asyncio.gather(*(run_guarded(runtime, t) for t in tasks))
@@ -71,17 +85,27 @@ def test_python_webapp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
     safety = found["fd-safety"]
     assert _has(safety, "P0", "shop/config.py:4", "hard-coded aws access key")
-    assert _has(safety, "P0", "shop/db.py:15", "sql built with '%' formatting reaches cur.execute() in find_user()")
+    assert _has(
+        safety,
+        "P0",
+        "shop/db.py:15",
+        "sql built with '%' formatting reaches cur.execute() in find_user()",
+    )
     assert _has(safety, "P0", "shop/routes.py:45", "shell")
     assert _has(safety, "P0", "shop/routes.py:38", "send_file")
     assert _has(safety, "P1", "shop/routes.py:28", "/admin/delete")
     assert _has(safety, "P1", "shop/routes.py:23", "str(exc)")
     assert any(loc == "shop/config.py:3" and "debug" in t.lower() for _s, loc, t in safety)
     assert _has(found["fd-performance"], "P1", "shop/db.py:24", "n+1")
-    assert _has(found["fd-architecture"], "P2", "shop/db.py:5", "import cycle between 2 modules: shop.db -> shop.models -> shop.db")
+    assert _has(
+        found["fd-architecture"],
+        "P2",
+        "shop/db.py:5",
+        "import cycle between 2 modules: shop.db -> shop.models -> shop.db",
+    )
     correctness = found["fd-correctness"]
     assert any(loc == "shop/db.py:17" for _s, loc, _t in correctness), correctness
-    assert any(loc == "shop/db.py:31" for _s, loc, _t in correctness), correctness
+    assert any(loc == "shop/db.py:30" for _s, loc, _t in correctness), correctness
     assert any(loc.startswith("shop/routes.py:5") for _s, loc, _t in correctness), correctness
     assert found["fd-game-design"] == []
 
@@ -146,9 +170,11 @@ def _write(root: Path, name: str, text: str | bytes) -> None:
 
 def test_noise_control_fold_ignore_and_disable(tmp_path: Path) -> None:
     root = tmp_path / "proj"
-    body = "".join(f"def run_{i}(cursor, x):\n    cursor.execute(f\"SELECT * FROM t WHERE a = {{x}}\")\n\n" for i in range(6))
-    body += "def quiet(cursor, x):\n    cursor.execute(f\"SELECT * FROM t WHERE a = {x}\")  # fluxdrive: ignore[py-sql-injection]\n"
-    body += "def quiet2(cursor, x):\n    cursor.execute(f\"SELECT * FROM t WHERE a = {x}\")  # noqa\n"
+    body = "".join(
+        f'def run_{i}(cursor, x):\n    cursor.execute(f"SELECT * FROM t WHERE a = {{x}}")\n\n' for i in range(6)
+    )
+    body += 'def quiet(cursor, x):\n    cursor.execute(f"SELECT * FROM t WHERE a = {x}")  # fluxdrive: ignore[py-sql-injection]\n'
+    body += 'def quiet2(cursor, x):\n    cursor.execute(f"SELECT * FROM t WHERE a = {x}")  # noqa\n'
     body += "import os\nos.system('ls ' + os.environ['HOME'])\n"
     _write(root, "app.py", body)
     config = Config.model_validate({"static": {"max_per_rule": 3, "disabled_rules": ["fluxdrive:py-command-*"]}})
@@ -183,7 +209,11 @@ def test_missing_analyzer_is_named_and_the_rest_still_counts(tmp_path: Path, mon
 
     monkeypatch.setattr(ruff, "ruff_executable", lambda: None)
     root = tmp_path / "proj"
-    _write(root, "app.py", "import os\n\ndef f(cursor, x):\n    cursor.execute(f\"SELECT * FROM t WHERE a = {x}\")\n")
+    _write(
+        root,
+        "app.py",
+        'import os\n\ndef f(cursor, x):\n    cursor.execute(f"SELECT * FROM t WHERE a = {x}")\n',
+    )
     found = _review(root, ["fd-safety", "fd-quality"])
     assert _has(found["fd-safety"], "P0", "app.py:4", "sql")
     report = (tmp_path / "proj-out" / "fd-quality.md").read_text()
@@ -193,7 +223,11 @@ def test_missing_analyzer_is_named_and_the_rest_still_counts(tmp_path: Path, mon
 
 def test_diff_changed_lines_limit_findings(tmp_path: Path) -> None:
     root = tmp_path / "proj"
-    _write(root, "app.py", "def a(c, x):\n    c.execute(f\"SELECT * FROM t WHERE a = {x}\")\n\ndef b(c, x):\n    c.execute(f\"SELECT * FROM t WHERE b = {x}\")\n")
+    _write(
+        root,
+        "app.py",
+        'def a(c, x):\n    c.execute(f"SELECT * FROM t WHERE a = {x}")\n\ndef b(c, x):\n    c.execute(f"SELECT * FROM t WHERE b = {x}")\n',
+    )
     found = _review(root, ["fd-safety"], changed_lines={"app.py": frozenset({5})})["fd-safety"]
     assert [loc for _s, loc, _t in found] == ["app.py:5"]
 
@@ -215,12 +249,30 @@ def test_cli_agent_run_and_rules_list(cli, tmp_path: Path) -> None:  # type: ign
     root = _copy("js-webapp", tmp_path)
     result = cli("agent", "run", "fd-safety", root, "--output-dir", tmp_path / "out")
     assert result.code == 1, result.err
-    assert result.out.startswith(f"fd-safety: risky (") and str(tmp_path / "out" / "fd-safety.md") in result.out
-    assert cli("agent", "run", "fd-safety", root, "--output-dir", tmp_path / "out", "--fail-on", "never").code == 0
+    assert result.out.startswith("fd-safety: risky (") and str(tmp_path / "out" / "fd-safety.md") in result.out
+    assert (
+        cli(
+            "agent",
+            "run",
+            "fd-safety",
+            root,
+            "--output-dir",
+            tmp_path / "out",
+            "--fail-on",
+            "never",
+        ).code
+        == 0
+    )
     research = cli("agent", "run", "git-history", root)
     assert research.code == 2 and "research agent" in research.err
     listing = cli("rules", "list", "--language", "go")
     assert listing.code == 0 and "astgrep:go-" in listing.out
     data = json.loads(cli("rules", "list", "--json").out)
     agents = {row["agent"] for row in data["rules"]}
-    assert {"fd-safety", "fd-correctness", "fd-quality", "fd-performance", "fd-user-product"} <= agents
+    assert {
+        "fd-safety",
+        "fd-correctness",
+        "fd-quality",
+        "fd-performance",
+        "fd-user-product",
+    } <= agents

@@ -15,11 +15,20 @@ from pathlib import Path
 
 from fluxdrive.config.model import StaticConfig
 from fluxdrive.runtimes.base import ReviewContent
-from fluxdrive.runtimes.static.analyzers import architecture, checks, complexity, patterns, ruff, secrets
+from fluxdrive.runtimes.static.analyzers import (
+    architecture,
+    checks,
+    complexity,
+    patterns,
+    ruff,
+    secrets,
+)
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
 from fluxdrive.runtimes.static.ownership import ANALYZER_ORDER, Ownership
+from fluxdrive.runtimes.static.parallel import run_per_file
 from fluxdrive.runtimes.static.source import load_sources
 
+PER_FILE = ("secrets", "patterns", "lizard", "checks")
 ANALYZERS: dict[str, Callable[[AnalyzerContext], AnalyzerOutput]] = {
     "secrets": secrets.run,
     "ruff": ruff.run,
@@ -40,8 +49,9 @@ class Analysis:
         self.load_seconds = 0.0
         self._context: AnalyzerContext | None = None
         self._outputs: dict[str, AnalyzerOutput] = {}
+        self.pass_seconds = 0.0
         self._guard = threading.Lock()
-        self._locks = {name: threading.Lock() for name in ANALYZERS}
+        self._compute = threading.Lock()
 
     def context(self) -> AnalyzerContext:
         """The loaded sources (read from disk once)."""
@@ -55,14 +65,33 @@ class Analysis:
             return self._context
 
     def ensure(self, names: Iterable[str]) -> list[AnalyzerOutput]:
-        """Run the named analyzers that have not run yet; return all of them, in order."""
+        """Run the named analyzers that have not run yet; return all of them, in order.
+
+        Missing analyzers run together: ruff in a thread (it is a subprocess),
+        the per-file analyzers in one pass over the sources (in worker
+        processes for large inputs), then the import graph.
+        """
         wanted = [name for name in ANALYZER_ORDER if name in set(names)]
         context = self.context()
-        for name in wanted:
-            with self._locks[name]:
-                if name not in self._outputs:
-                    self._outputs[name] = _run_one(name, context)
+        with self._compute:
+            missing = [name for name in wanted if name not in self._outputs]
+            ruff_thread = None
+            if "ruff" in missing:
+                ruff_thread = threading.Thread(target=self._store, args=("ruff", context), daemon=True)
+                ruff_thread.start()
+            per_file = [name for name in missing if name in PER_FILE]
+            if per_file:
+                started = time.monotonic()
+                self._outputs.update(run_per_file(context, per_file))
+                self.pass_seconds += time.monotonic() - started
+            if "architecture" in missing:
+                self._store("architecture", context)
+            if ruff_thread is not None:
+                ruff_thread.join()
         return [self._outputs[name] for name in wanted]
+
+    def _store(self, name: str, context: AnalyzerContext) -> None:
+        self._outputs[name] = run_one(name, ANALYZERS[name], context)
 
     @property
     def outputs(self) -> dict[str, AnalyzerOutput]:
@@ -70,10 +99,14 @@ class Analysis:
         return dict(self._outputs)
 
 
-def _run_one(name: str, context: AnalyzerContext) -> AnalyzerOutput:
+def run_one(
+    name: str, analyzer: Callable[[AnalyzerContext], AnalyzerOutput], context: AnalyzerContext
+) -> AnalyzerOutput:
+    """Run one analyzer; a crash becomes an error output, never an exception."""
     started = time.monotonic()
     try:
-        output = ANALYZERS[name](context)
+        return analyzer(context)
     except Exception as exc:  # an analyzer bug must not take the agents down
-        return AnalyzerOutput(name, error=f"{name} failed: {type(exc).__name__}: {exc}", seconds=time.monotonic() - started)
-    return output
+        return AnalyzerOutput(
+            name, error=f"{name} failed: {type(exc).__name__}: {exc}", seconds=time.monotonic() - started
+        )

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import StaticConfig
-from fluxdrive.contracts import IndexEntry, IssueDetail, Report, clean_field
+from fluxdrive.contracts import IndexEntry, IssueDetail, clean_field
 from fluxdrive.runtimes.base import ReviewContent
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerOutput
 from fluxdrive.runtimes.static.hits import Hit, SecretMask, mask_text, sort_hits
@@ -124,7 +124,9 @@ def _detail(finding: Finding, mask: SecretMask) -> IssueDetail:
     return IssueDetail(evidence=evidence, explanation="\n".join(explanation), fix=mask_text(hit.fix))
 
 
-def build_entries(agent: AgentDefinition, findings: Sequence[Finding], mask: SecretMask) -> tuple[tuple[IndexEntry, ...], dict[str, IssueDetail]]:
+def build_entries(
+    agent: AgentDefinition, findings: Sequence[Finding], mask: SecretMask
+) -> tuple[tuple[IndexEntry, ...], dict[str, IssueDetail]]:
     """Index entries (ids in order) and the prose behind each."""
     entries = []
     details = {}

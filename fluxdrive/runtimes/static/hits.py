@@ -99,10 +99,9 @@ def mask_text(text: str, *, aggressive: bool = False) -> str:
 def evidence_for(lines: Mapping[int, str] | list[str], line: int) -> str:
     """The stripped source line (1-based), shortened for reports."""
     if isinstance(lines, list):
-        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        text = (lines[line - 1] if 0 < line <= len(lines) else "").strip()
     else:
-        text = lines.get(line, "")
-    text = text.strip()
+        text = lines.get(line, "").strip()
     return text if len(text) <= 200 else text[:199] + "\u2026"
 
 

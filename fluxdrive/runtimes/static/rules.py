@@ -41,7 +41,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 Engine = Literal["ast-grep", "lines"]
 RuleSeverity = Literal["P0", "P1", "P2", "P3"]
 
-AST_GREP_LANGUAGES = ("javascript", "typescript", "tsx", "go", "java", "ruby", "php", "bash", "yaml")
+AST_GREP_LANGUAGES = (
+    "javascript",
+    "typescript",
+    "tsx",
+    "go",
+    "java",
+    "ruby",
+    "php",
+    "bash",
+    "yaml",
+)
 LINE_LANGUAGES = ("dockerfile", "yaml", "bash", "any")
 
 EXTENSIONS: dict[str, str] = {
@@ -139,9 +149,7 @@ class RuleSpec(BaseModel):
         """True when this rule should read the file at ``path``."""
         if self.files:
             name = PurePosixPath(path)
-            return any(
-                fnmatch.fnmatch(path, glob) or fnmatch.fnmatch(name.name, glob) for glob in self.files
-            )
+            return any(fnmatch.fnmatch(path, glob) or fnmatch.fnmatch(name.name, glob) for glob in self.files)
         return language is not None and language in self.languages
 
     def config(self) -> dict[str, Any]:
@@ -254,9 +262,7 @@ def parse(text: str, language: str) -> Any:
     return SgRoot(text, language).root()
 
 
-def scan_text(
-    text: str, path: str, rules: Sequence[RuleSpec], language: str | None = None
-) -> list[RuleMatch]:
+def scan_text(text: str, path: str, rules: Sequence[RuleSpec], language: str | None = None) -> list[RuleMatch]:
     """Run every applicable rule on one file's text; parse it at most once per language."""
     first = text.split("\n", 1)[0]
     language = language or language_of(path, first)

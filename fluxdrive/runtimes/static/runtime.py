@@ -21,7 +21,13 @@ from fluxdrive.contracts import Report, render_report, write_agent_output
 from fluxdrive.errors import ChannelError, UsageError
 from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Provenance, Runtime, Usage
 from fluxdrive.runtimes.static.analysis import Analysis
-from fluxdrive.runtimes.static.compose import MAX_SHARED, Finding, build_entries, select_hits, summarize
+from fluxdrive.runtimes.static.compose import (
+    MAX_SHARED,
+    Finding,
+    build_entries,
+    select_hits,
+    summarize,
+)
 from fluxdrive.runtimes.static.hits import mask_text
 from fluxdrive.runtimes.static.ownership import Ownership
 
@@ -46,7 +52,12 @@ class StaticRuntime(Runtime):
         """The shared analysis of the task's content (created on first use)."""
         content = task.content
         changed = tuple(sorted((k, tuple(sorted(v))) for k, v in (content.changed_lines or {}).items()))
-        key = (str(Path(content.root).resolve()), content.files, changed, task.config.static.model_dump_json())
+        key = (
+            str(Path(content.root).resolve()),
+            content.files,
+            changed,
+            task.config.static.model_dump_json(),
+        )
         with self._lock:
             if key not in self._analyses:
                 roster = load_roster(content.root)
@@ -66,8 +77,19 @@ class StaticRuntime(Runtime):
         context = analysis.context()
         findings = select_hits(agent, outputs, analysis.ownership, task.config.static, task.content)
         entries, details = build_entries(agent, findings, context.mask)
-        notes = [*context.loaded.notes, *[n for o in outputs for n in o.notes if not n.startswith("import graph")]]
-        summary = summarize(agent, task.content, len([s for s in context.sources if s.block_of is None]), context.loaded.lines, entries, outputs, notes)
+        notes = [
+            *context.loaded.notes,
+            *[n for o in outputs for n in o.notes if not n.startswith("import graph")],
+        ]
+        summary = summarize(
+            agent,
+            task.content,
+            len([s for s in context.sources if s.block_of is None]),
+            context.loaded.lines,
+            entries,
+            outputs,
+            notes,
+        )
         report = Report(entries, summary, details, _acknowledge(task, findings))
         write_agent_output(task.output_dir, agent.name, render_report(report))
         _share(task, agent, findings)

@@ -48,7 +48,10 @@ _GUESSES = (
     ("python", re.compile(r"^(def |class \w+.*:$|import \w|from [\w.]+ import )", re.M)),
     ("dockerfile", re.compile(r"^FROM \S+", re.M)),
     ("yaml", re.compile(r"^(apiVersion|kind|on|jobs):", re.M)),
-    ("javascript", re.compile(r"\b(const|let) \w+ = |=> \{|require\(|module\.exports|console\.log")),
+    (
+        "javascript",
+        re.compile(r"\b(const|let) \w+ = |=> \{|require\(|module\.exports|console\.log"),
+    ),
     ("bash", re.compile(r"^#!/(usr/)?bin/(env )?(ba)?sh|^\s*(set -e|echo |export \w+=)", re.M)),
 )
 _FILE_NAME = re.compile(
@@ -131,7 +134,11 @@ def code_blocks(document: str, text: str) -> Iterator[Source]:
             continue
         fence, info = opening.group(1), opening.group(2).lower()
         end = next(
-            (j for j in range(index + 1, len(lines)) if lines[j].strip().startswith(fence[:3]) and lines[j].strip().strip(fence[0]) == ""),
+            (
+                j
+                for j in range(index + 1, len(lines))
+                if lines[j].strip().startswith(fence[:3]) and lines[j].strip().strip(fence[0]) == ""
+            ),
             len(lines),
         )
         code = "\n".join(lines[index + 1 : end]) + "\n"

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from fluxdrive.config.model import LayerRule
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
 from fluxdrive.runtimes.static.source import Source
@@ -189,13 +190,61 @@ def _cycle_path(graph: Graph, component: list[str]) -> list[str]:
     return [*component, component[0]]
 
 
-def _hit(graph: Graph, path: str, line: int, check: str, severity: str, title: str, why: str, fix: str) -> Hit:
+ADVICE = {
+    "import-cycles": (
+        "Modules in a cycle cannot be understood, tested or reused apart, and import-order bugs appear at start-up.",
+        "Move the shared piece into a lower module both can import, or invert one dependency through an interface.",
+    ),
+    "fan-out": (
+        "A module that depends on most of the tree changes whenever anything changes and is hard to test alone.",
+        "Split it by responsibility, or let callers pass in what it needs.",
+    ),
+    "fan-in": (
+        "Every change to a module this central ripples through the tree; its interface must stay small and stable.",
+        "Keep its public surface minimal and documented; split unrelated helpers out of it.",
+    ),
+    "oversized-module": (
+        "A module this large holds several ideas; readers cannot find the one they need and changes collide.",
+        "Split it into modules with one idea each, keeping a small public entry point.",
+    ),
+    "layering-rules": (
+        "The configured layering keeps lower layers independent of higher ones; this import couples them.",
+        "Depend on an abstraction owned by the lower layer, or move the shared code down.",
+    ),
+}
+
+
+def _hit(graph: Graph, path: str, line: int, check: str, severity: str, title: str, advice: str = "") -> Hit:
+    why, fix = ADVICE[advice or check]
     source = graph.sources[path]
     return Hit(
-        rule=f"fluxdrive:{check}", claim=Claim("fluxdrive", check), severity=severity,
-        path=path, line=line, title=title, why=why, fix=fix,
-        evidence=evidence_for(source.text.splitlines(), line), category=check,
-    )  # fmt: skip
+        rule=f"fluxdrive:{check}",
+        claim=Claim("fluxdrive", check),
+        severity=severity,
+        path=path,
+        line=line,
+        title=title,
+        why=why,
+        fix=fix,
+        evidence=evidence_for(source.text.splitlines(), line),
+        category=check,
+    )
+
+
+def _code_lines(source: Source) -> int:
+    return sum(1 for line in source.text.splitlines() if line.strip() and not line.strip().startswith(("#", "//")))
+
+
+def _layer_hits(graph: Graph, path: str, layers: list[LayerRule]) -> Iterator[Hit]:
+    own = graph.names[path]
+    for rule in layers:
+        if not _under(own, path, rule.source):
+            continue
+        for target, line in sorted(graph.edges.get(path, {}).items()):
+            forbidden = next((f for f in rule.forbidden if _under(graph.names[target], target, f)), None)
+            if forbidden:
+                title = f"{own} imports {graph.names[target]} (layer rule: {rule.source} must not import {forbidden})"
+                yield _hit(graph, path, line, "layering-rules", "P1", title)
 
 
 def _findings(context: AnalyzerContext, graph: Graph) -> Iterator[Hit]:
@@ -203,42 +252,26 @@ def _findings(context: AnalyzerContext, graph: Graph) -> Iterator[Hit]:
     for component in _components(graph):
         cycle = _cycle_path(graph, component)
         names = " -> ".join(graph.names[p] for p in cycle)
-        first, second = cycle[0], cycle[1]
-        yield _hit(graph, first, graph.edges[first][second], "import-cycles", "P2",
-                   f"Import cycle between {len(component)} modules: {names}",
-                   "Modules in a cycle cannot be understood, tested or reused apart, and import order bugs appear at start-up.",
-                   "Move the shared piece into a lower module both can import, or invert one dependency through an interface.")  # fmt: skip
+        line = graph.edges[cycle[0]][cycle[1]]
+        yield _hit(
+            graph, cycle[0], line, "import-cycles", "P2", f"Import cycle between {len(component)} modules: {names}"
+        )
     incoming = graph.importers()
     for path in sorted(graph.names):
+        name = graph.names[path]
         fan_out = len(graph.edges.get(path, {}))
         if fan_out > settings.max_fan_out:
-            yield _hit(graph, path, min(graph.edges[path].values()), "module-fan-in-out", "P2",
-                       f"{graph.names[path]} imports {fan_out} modules of this tree (threshold {settings.max_fan_out})",
-                       "A module that depends on most of the tree changes whenever anything changes and is hard to test alone.",
-                       "Split it by responsibility, or let callers pass in what it needs.")  # fmt: skip
+            title = f"{name} imports {fan_out} modules of this tree (threshold {settings.max_fan_out})"
+            yield _hit(graph, path, min(graph.edges[path].values()), "module-fan-in-out", "P2", title, "fan-out")
         fan_in = len(incoming.get(path, ()))
         if fan_in > settings.max_fan_in:
-            yield _hit(graph, path, 1, "module-fan-in-out", "P3",
-                       f"{graph.names[path]} is imported by {fan_in} modules (threshold {settings.max_fan_in})",
-                       "Every change to a module this central ripples through the tree; its interface must stay small and stable.",
-                       "Keep its public surface minimal and documented; split unrelated helpers out of it.")  # fmt: skip
-        code_lines = sum(1 for line in graph.sources[path].text.splitlines() if line.strip() and not line.strip().startswith(("#", "//")))
+            title = f"{name} is imported by {fan_in} modules (threshold {settings.max_fan_in})"
+            yield _hit(graph, path, 1, "module-fan-in-out", "P3", title, "fan-in")
+        code_lines = _code_lines(graph.sources[path])
         if code_lines > settings.module_lines:
-            yield _hit(graph, path, 1, "oversized-module", "P2",
-                       f"{graph.names[path]} has {code_lines} lines of code (threshold {settings.module_lines})",
-                       "A module this large holds several ideas; readers cannot find the one they need and changes collide.",
-                       "Split it into modules with one idea each, keeping a small public entry point.")  # fmt: skip
-        for rule in settings.layers:
-            own = graph.names[path]
-            if not _under(own, path, rule.source):
-                continue
-            for target, line in sorted(graph.edges.get(path, {}).items()):
-                forbidden = next((f for f in rule.forbidden if _under(graph.names[target], target, f)), None)
-                if forbidden:
-                    yield _hit(graph, path, line, "layering-rules", "P1",
-                               f"{own} imports {graph.names[target]}, which layer rule '{rule.source} must not import {forbidden}' forbids",
-                               "The configured layering keeps lower layers independent of higher ones; this import couples them.",
-                               "Depend on an abstraction owned by the lower layer, or move the shared code down.")  # fmt: skip
+            title = f"{name} has {code_lines} lines of code (threshold {settings.module_lines})"
+            yield _hit(graph, path, 1, "oversized-module", "P2", title)
+        yield from _layer_hits(graph, path, settings.layers)
 
 
 def _under(name: str, path: str, prefix: str) -> bool:

@@ -45,8 +45,9 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
             if tree is None:
                 notes.append(f"{source.name}: not valid Python; Python checks skipped")
                 continue
-            for ran in run_python_checks(source.name, source.text, None, notes, tree):
-                hits.append(_hit(source, ran, lines))
+            hits.extend(
+                _hit(source, ran, lines) for ran in run_python_checks(source.name, source.text, None, notes, tree)
+            )
         elif source.language == "markdown" and source.block_of is None:
             base = posixpath.dirname(source.path)
 
@@ -55,7 +56,6 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
                 return not relative.startswith("..") and (root / relative).exists()
 
             outline = DocModule(source.path, source.text)
-            for ran in run_document_checks(source.path, source.text, None, notes, exists):
-                hits.append(_hit(source, ran, lines, outline.section_of(ran.hit.line)))
+            ran_checks = run_document_checks(source.path, source.text, None, notes, exists)
+            hits.extend(_hit(source, ran, lines, outline.section_of(ran.hit.line)) for ran in ran_checks)
     return AnalyzerOutput("checks", tuple(hits), tuple(notes), time.monotonic() - started)
-

@@ -6,8 +6,10 @@ import time
 from pathlib import PurePosixPath
 from typing import Any
 
+from fluxdrive.config.model import StaticConfig
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
+from fluxdrive.runtimes.static.source import Source
 
 # Extensions lizard understands (it picks the reader from the file name).
 SUPPORTED = {
@@ -16,41 +18,64 @@ SUPPORTED = {
 }  # fmt: skip
 
 
-def _function_hits(context: AnalyzerContext, function: Any, source: Any, lines: list[str]) -> list[Hit]:
-    settings = context.settings
-    name = str(function.name)
+ADVICE = {
+    "complexity": (
+        "Many independent paths through one function: each needs a test, and changes interact in ways readers miss.",
+        "Split the function along its branches (guard clauses, a dispatch table, or helper functions per case).",
+    ),
+    "length": (
+        "A function this long does several jobs; readers must hold all of it in mind to change any part safely.",
+        "Extract the steps into named helper functions, each doing one job.",
+    ),
+    "parameters": (
+        "Long parameter lists are easy to call in the wrong order and usually mean the function does too much.",
+        "Group related parameters into a small data object, or split the function.",
+    ),
+}
+
+
+def _measures(function: Any, settings: StaticConfig) -> list[tuple[str, str, str]]:
+    """(kind, severity, title) for each threshold the function exceeds."""
+    name, found = str(function.name), []
+    ccn, nloc = int(function.cyclomatic_complexity), int(function.nloc)
+    if ccn > settings.complexity_p2:
+        p1 = ccn > settings.complexity_p1
+        limit = settings.complexity_p1 if p1 else settings.complexity_p2
+        found.append(
+            ("complexity", "P1" if p1 else "P2", f"{name}() has cyclomatic complexity {ccn} (threshold {limit})")
+        )
+    if nloc > settings.function_lines_p2:
+        p1 = nloc > settings.function_lines_p1
+        limit = settings.function_lines_p1 if p1 else settings.function_lines_p2
+        found.append(("length", "P1" if p1 else "P2", f"{name}() is {nloc} lines of code long (threshold {limit})"))
+    parameters = len(getattr(function, "parameters", ()) or ())
+    if parameters > settings.max_parameters:
+        title = f"{name}() takes {parameters} parameters (threshold {settings.max_parameters})"
+        found.append(("parameters", "P2", title))
+    return found
+
+
+def _function_hits(context: AnalyzerContext, function: Any, source: Source, lines: list[str]) -> list[Hit]:
     start = int(function.start_line)
     path, line, also = source.location(start)
     hits = []
-
-    def hit(kind: str, severity: str, title: str, why: str, fix: str) -> None:
+    for kind, severity, title in _measures(function, context.settings):
+        why, fix = ADVICE[kind]
         hits.append(
             Hit(
-                rule=f"lizard:{kind}", claim=Claim("lizard", kind), severity=severity,
-                path=path, line=line, title=title, why=why, fix=fix,
-                evidence=evidence_for(lines, start), also=also, category=f"function-{kind}",
+                rule=f"lizard:{kind}",
+                claim=Claim("lizard", kind),
+                severity=severity,
+                path=path,
+                line=line,
+                title=title,
+                why=why,
+                fix=fix,
+                evidence=evidence_for(lines, start),
+                also=also,
+                category=f"function-{kind}",
             )
-        )  # fmt: skip
-
-    ccn = int(function.cyclomatic_complexity)
-    if ccn > settings.complexity_p2:
-        severity = "P1" if ccn > settings.complexity_p1 else "P2"
-        limit = settings.complexity_p1 if severity == "P1" else settings.complexity_p2
-        hit("complexity", severity, f"{name}() has cyclomatic complexity {ccn} (threshold {limit})",
-            f"{ccn} independent paths through one function: each needs a test, and changes interact in ways readers miss.",
-            "Split the function along its branches (guard clauses, a dispatch table, or helper functions per case).")  # fmt: skip
-    nloc = int(function.nloc)
-    if nloc > settings.function_lines_p2:
-        severity = "P1" if nloc > settings.function_lines_p1 else "P2"
-        limit = settings.function_lines_p1 if severity == "P1" else settings.function_lines_p2
-        hit("length", severity, f"{name}() is {nloc} lines of code long (threshold {limit})",
-            "A function this long does several jobs; readers must hold all of it in mind to change any part safely.",
-            "Extract the steps into named helper functions, each doing one job.")  # fmt: skip
-    parameters = len(getattr(function, "parameters", ()) or ())
-    if parameters > settings.max_parameters:
-        hit("parameters", "P2", f"{name}() takes {parameters} parameters (threshold {settings.max_parameters})",
-            "Long parameter lists are easy to call in the wrong order and usually mean the function does too much.",
-            "Group related parameters into a small data object, or split the function.")  # fmt: skip
+        )
     return hits
 
 

@@ -23,7 +23,15 @@ CANDIDATE = re.compile(
     r"(?i:pass|pwd|secret|token|api.?key|auth|cred|private|BEGIN)"
     r"|[\"'][A-Za-z0-9+/=_\-.]{20,}[\"']|AKIA|gh[pousr]_|sk_live|xox[abpr]-|eyJ|AIza"
 )
-SKIP_NAMES = {"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "go.sum", "Cargo.lock", "uv.lock"}
+SKIP_NAMES = {
+    "package-lock.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "poetry.lock",
+    "go.sum",
+    "Cargo.lock",
+    "uv.lock",
+}
 SKIP_SUFFIXES = {".lock", ".svg", ".min.js", ".map"}
 ENTROPY_TYPES = {"Base64 High Entropy String", "Hex High Entropy String"}
 TEST_HINTS = ("test", "spec", "fixture", "example", "sample", "mock")

@@ -139,19 +139,42 @@ class PyModule:
     text: str
     tree: ast.Module
     lines: list[str] = field(default_factory=list)
+    _walks: dict[int, list[ast.AST]] = field(default_factory=dict, repr=False)
+    _assignments: dict[int, dict[str, ast.expr]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if not self.lines:
             self.lines = self.text.splitlines()
 
     @functools.cached_property
+    def nodes(self) -> list[ast.AST]:
+        """Every node of the module, walked once and shared by all checks."""
+        return list(ast.walk(self.tree))
+
+    @functools.cached_property
     def parents(self) -> dict[ast.AST, ast.AST]:
         """Child -> parent for every node."""
         mapping: dict[ast.AST, ast.AST] = {}
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             for child in ast.iter_child_nodes(node):
                 mapping[child] = node
         return mapping
+
+    def walk(self, node: ast.AST) -> list[ast.AST]:
+        """``ast.walk(node)`` as a list, cached for functions and classes (walked repeatedly)."""
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            return list(ast.walk(node))
+        cached = self._walks.get(id(node))
+        if cached is None:
+            cached = self._walks[id(node)] = list(ast.walk(node))
+        return cached
+
+    def local_assignments(self, function: ast.AST) -> dict[str, ast.expr]:
+        """:func:`assignments` of a function, computed once per function."""
+        cached = self._assignments.get(id(function))
+        if cached is None:
+            cached = self._assignments[id(function)] = assignments(function)
+        return cached
 
     def ancestors(self, node: ast.AST) -> Iterator[ast.AST]:
         """Parents of ``node``, nearest first."""
@@ -183,16 +206,21 @@ class PyModule:
                 return None
             if isinstance(parent, ast.For | ast.While | ast.AsyncFor) and child in parent.body:
                 return parent
-            if isinstance(parent, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
-                if all(child is not g.iter for g in parent.generators):
-                    return parent
+            comprehension = isinstance(parent, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp)
+            if comprehension and all(child is not g.iter for g in parent.generators):  # type: ignore[attr-defined]
+                return parent
             child = parent
         return None
 
     def is_test_module(self) -> bool:
         """Test files get fewer quality findings."""
         name = self.path.rsplit("/", 1)[-1]
-        return name.startswith("test_") or name.endswith("_test.py") or "/tests/" in f"/{self.path}" or name == "conftest.py"
+        return (
+            name.startswith("test_")
+            or name.endswith("_test.py")
+            or "/tests/" in f"/{self.path}"
+            or name == "conftest.py"
+        )
 
     def line_text(self, line: int) -> str:
         """The stripped source text of a 1-based line."""
@@ -246,10 +274,7 @@ def is_dynamic_string(node: ast.AST) -> bool:
 
 def string_parts(node: ast.AST) -> str:
     """The literal text inside a (possibly dynamic) string expression."""
-    texts: list[str] = []
-    for child in ast.walk(node):
-        if isinstance(child, ast.Constant) and isinstance(child.value, str):
-            texts.append(child.value)
+    texts = [c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
     return " ".join(texts)
 
 
@@ -273,7 +298,10 @@ def resolve(node: ast.expr, function: ast.AST | None) -> ast.expr:
     return node
 
 
-SQL_WORDS = re.compile(r"\b(select|insert\s+into|update|delete\s+from|where|values|drop\s+table|order\s+by)\b", re.IGNORECASE)
+SQL_WORDS = re.compile(
+    r"\b(select|insert\s+into|update|delete\s+from|where|values|drop\s+table|order\s+by)\b",
+    re.IGNORECASE,
+)
 
 
 # --------------------------------------------------------------------------

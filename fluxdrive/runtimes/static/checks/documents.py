@@ -11,12 +11,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from fluxdrive.runtimes.static.checks.base import CheckHit, DocModule, document_check
+from fluxdrive.runtimes.static.checks.base import CheckHit, CheckSeverity, DocModule, document_check
 
 _MARKER = re.compile(r"\b(TODO|TBD|FIXME|XXX|TBA)\b|\?\?\?|\bto be (?:decided|determined|defined)\b", re.I)
 _OPEN_HEADING = re.compile(r"\b(open questions?|unresolved|questions|open issues)\b", re.I)
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*\S)")
-_RESOLVED = re.compile(r"@\w+|\bowner\b|\bassigned\b|\bdecided\b|\bdecision\b|\bresolved\b|\banswer(?:ed)?\b|\bdeadline\b|\bby \d{4}-\d{2}", re.I)
+_RESOLVED = re.compile(
+    r"@\w+|\bowner\b|\bassigned\b|\bdecided\b|\bdecision\b|\bresolved\b|\banswer(?:ed)?\b|\bdeadline\b|\bby \d{4}-\d{2}",
+    re.I,
+)
 _VAGUE = re.compile(
     r"\b(fast|quickly|user-friendly|intuitive|robust|seamless(?:ly)?|scalable|efficient(?:ly)?|easy to use|"
     r"as needed|as appropriate|as required|and so on|if possible|where possible|etc\.?)(?=\W|$)",
@@ -60,8 +63,14 @@ def _kind(doc: DocModule) -> str | None:
     tag="user-product",
     severity="P2",
     summary="TODO / TBD / ??? markers left in a document under review",
-    match=["# Plan\n\nWe will store sessions in Redis (TBD: eviction policy).\n", "# Spec\n\n- Rate limit: ??? requests per minute\n"],
-    no_match=["# Plan\n\nSessions live in Redis with an LRU eviction policy.\n", "# Plan\n\n```python\n# TODO in code samples is not the plan's business\n```\n"],
+    match=[
+        "# Plan\n\nWe will store sessions in Redis (TBD: eviction policy).\n",
+        "# Spec\n\n- Rate limit: ??? requests per minute\n",
+    ],
+    no_match=[
+        "# Plan\n\nSessions live in Redis with an LRU eviction policy.\n",
+        "# Plan\n\n```python\n# TODO in code samples is not the plan's business\n```\n",
+    ],
 )
 def unresolved_markers(doc: DocModule) -> Iterator[CheckHit]:
     for number, line in doc.prose():
@@ -126,7 +135,8 @@ def missing_sections(doc: DocModule) -> Iterator[CheckHit]:
     for section, words in EXPECTED[kind]:
         if any(word in headings for word in words):
             continue
-        severity = "P1" if section == "rollback" and re.search(r"\b(deploy|migrat|schema|backfill)", body) else None
+        risky = section == "rollback" and re.search(r"\b(deploy|migrat|schema|backfill)", body)
+        severity: CheckSeverity | None = "P1" if risky else None
         yield CheckHit(
             line=doc.headings[0].line if doc.headings else 1,
             title=f"The {kind} has no {section} section",
@@ -141,8 +151,14 @@ def missing_sections(doc: DocModule) -> Iterator[CheckHit]:
     tag="user-product",
     severity="P3",
     summary="requirements worded too vaguely to test ('fast', 'user-friendly', 'etc.')",
-    match=["# PRD\n\n- The export must be fast and user-friendly.\n", "# Spec\n\nThe API should support JSON, XML, etc.\n"],
-    no_match=["# PRD\n\n- The export must finish in under 5 s for 10,000 rows (p95).\n", "# Notes\n\nThe demo went fast.\n"],
+    match=[
+        "# PRD\n\n- The export must be fast and user-friendly.\n",
+        "# Spec\n\nThe API should support JSON, XML, etc.\n",
+    ],
+    no_match=[
+        "# PRD\n\n- The export must finish in under 5 s for 10,000 rows (p95).\n",
+        "# Notes\n\nThe demo went fast.\n",
+    ],
 )
 def vague_requirements(doc: DocModule) -> Iterator[CheckHit]:
     for number, line in doc.prose():
@@ -212,11 +228,39 @@ def api_spec(doc: DocModule) -> Iterator[CheckHit]:
         return
     for method, path, line, body in endpoints:
         collection = not re.search(r"\{[^}]+\}|:\w+$", path)
-        if method == "GET" and collection and not re.search(r"\b(limit|page|cursor|offset|paginat)", path + body, re.I):
-            yield CheckHit(line, f"GET {path} lists a collection with no pagination", "An unpaginated list endpoint returns everything: it slows down and times out as data grows.", "Add limit/cursor (or page) parameters with a maximum page size.")
+        paged = re.search(r"\b(limit|page|cursor|offset|paginat)", path + body, re.I)
+        if method == "GET" and collection and not paged:
+            yield _api_hit(line, f"GET {path} lists a collection with no pagination", "pagination")
         if method == "DELETE" and re.search(r"\b200\b", body) and "```" in body:
-            yield CheckHit(line, f"DELETE {path} returns 200 with a body", "Clients expect 204 No Content from a delete; a body invites them to depend on it.", "Return 204 No Content, or document why the body is needed.", severity="P3")
-    if not any(re.search(r"/v\d+\b", path) for _m, path, _l, _b in endpoints) and not re.search(r"\bversion", doc.text, re.I):
-        yield CheckHit(endpoints[0][2], "The API has no versioning scheme", "Without a version in the path or a header, any breaking change breaks every client at once.", "Prefix paths with /v1 (or use a version header) and state the deprecation policy.", severity="P3")
+            yield _api_hit(line, f"DELETE {path} returns 200 with a body", "delete-body", "P3")
+    first = endpoints[0][2]
+    versioned = any(re.search(r"/v\d+\b", path) for _m, path, _l, _b in endpoints)
+    if not versioned and not re.search(r"\bversion", doc.text, re.I):
+        yield _api_hit(first, "The API has no versioning scheme", "versioning", "P3")
     if not re.search(r"content-type|application/json", doc.text, re.I):
-        yield CheckHit(endpoints[0][2], "The API spec never states its content type", "Clients and servers disagree about encodings when the contract does not say.", "State the request and response Content-Type (e.g. application/json; charset=utf-8).", severity="P3")
+        yield _api_hit(first, "The API spec never states its content type", "content-type", "P3")
+
+
+API_ADVICE = {
+    "pagination": (
+        "An unpaginated list endpoint returns everything: it slows down and times out as data grows.",
+        "Add limit/cursor (or page) parameters with a maximum page size.",
+    ),
+    "delete-body": (
+        "Clients expect 204 No Content from a delete; a body invites them to depend on it.",
+        "Return 204 No Content, or document why the body is needed.",
+    ),
+    "versioning": (
+        "Without a version in the path or a header, any breaking change breaks every client at once.",
+        "Prefix paths with /v1 (or use a version header) and state the deprecation policy.",
+    ),
+    "content-type": (
+        "Clients and servers disagree about encodings when the contract does not say.",
+        "State the request and response Content-Type (e.g. application/json; charset=utf-8).",
+    ),
+}
+
+
+def _api_hit(line: int, title: str, advice: str, severity: CheckSeverity | None = None) -> CheckHit:
+    why, fix = API_ADVICE[advice]
+    return CheckHit(line=line, title=title, why=why, fix=fix, severity=severity)

@@ -25,14 +25,10 @@ _DT = re.compile(
     r"(?:_\w+)?",
     re.IGNORECASE,
 )
-_MOTION = re.compile(
-    r"[xyz]|v[xyz]|pos(?:ition)?(?:_?[xyz])?|vel(?:ocity)?(?:_?[xyz])?|speed|angle|rotation"
-)
+_MOTION = re.compile(r"[xyz]|v[xyz]|pos(?:ition)?(?:_?[xyz])?|vel(?:ocity)?(?:_?[xyz])?|speed|angle|rotation")
 _GAME_LIBS = {"pygame", "arcade", "pyglet", "panda3d", "ursina", "pyray", "raylib", "pymunk"}
 _GAME_PATH = {"sim", "sims", "simulation", "simulator", "world", "worlds", "level", "levels"}
-_LOOP_FLAGS = re.compile(
-    r"(?:is_|game_)?(running|run|alive|playing|game_over|done|quit|exit|finished)"
-)
+_LOOP_FLAGS = re.compile(r"(?:is_|game_)?(running|run|alive|playing|game_over|done|quit|exit|finished)")
 _TRIVIAL = {0, 1, -1, 2, 0.5}
 
 
@@ -41,7 +37,7 @@ def _src(*lines: str) -> str:
 
 
 def _functions(module: PyModule) -> Iterator[Function]:
-    for node in ast.walk(module.tree):
+    for node in module.nodes:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             yield node
 
@@ -67,7 +63,7 @@ def game_module(module: PyModule) -> bool:
     tokens = re.split(r"[/_.\-]", module.path.lower())
     if any(t in _GAME_PATH or "game" in t or t.startswith("procgen") for t in tokens):
         return True
-    for node in ast.walk(module.tree):
+    for node in module.nodes:
         if isinstance(node, ast.Import):
             roots = [a.name.split(".")[0] for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module:
@@ -97,11 +93,17 @@ def _loop_flag(test: ast.expr) -> bool:
 
 def tuning_regions(module: PyModule) -> list[ast.AST]:
     """Per-frame functions and game loops whose literals are tuning values."""
-    game = game_module(module)
+    candidates = [
+        n
+        for n in module.nodes
+        if isinstance(n, ast.While)
+        or (isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name in _TUNING_FUNCTIONS)
+    ]
+    game = bool(candidates) and game_module(module)
     regions: list[ast.AST] = []
-    for node in ast.walk(module.tree):
+    for node in candidates:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            wanted = node.name in _TUNING_FUNCTIONS and (game or _has_dt_param(node))
+            wanted = game or _has_dt_param(node)
         elif isinstance(node, ast.While):
             wanted = _drives_clock(node) or (game and _loop_flag(node.test))
         else:
@@ -140,7 +142,7 @@ def literal_exempt(expr: ast.expr, module: PyModule) -> bool:
 
 
 def in_arithmetic(expr: ast.expr, module: PyModule) -> str | None:
-    """"arithmetic" / "a comparison" when ``expr`` is an operand of one, else None."""
+    """ "arithmetic" / "a comparison" when ``expr`` is an operand of one, else None."""
     parent = module.parents.get(expr)
     if isinstance(parent, ast.BinOp):
         return "arithmetic"
@@ -162,6 +164,7 @@ def _format(value: float) -> str:
 
 # --------------------------------------------------------------------------
 # py-frame-dependent-update
+
 
 def _motion_target(target: ast.expr) -> str | None:
     base = target.value if isinstance(target, ast.Subscript) else target
@@ -238,8 +241,7 @@ def frame_dependent_update(module: PyModule) -> Iterator[CheckHit]:
             op = {ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*="}[type(node.op)]
             yield CheckHit(
                 line=node.lineno,
-                title=f"{target} {op} {_short(value)} {module.where(node)} changes per "
-                "frame, not per second",
+                title=f"{target} {op} {_short(value)} {module.where(node)} changes per frame, not per second",
                 why="The amount is applied once per frame, so objects move faster on fast machines "
                 "and slower when the frame rate drops.",
                 fix=f"Take the frame time as a parameter ({function.name}(self, dt)) and scale "
@@ -251,10 +253,22 @@ def frame_dependent_update(module: PyModule) -> Iterator[CheckHit]:
 # py-unseeded-random
 
 _RANDOM_FUNCTIONS = {
-    "random", "randint", "randrange", "choice", "choices", "shuffle", "sample", "uniform",
-    "gauss", "normalvariate", "triangular", "betavariate", "expovariate", "getrandbits",
+    "random",
+    "randint",
+    "randrange",
+    "choice",
+    "choices",
+    "shuffle",
+    "sample",
+    "uniform",
+    "gauss",
+    "normalvariate",
+    "triangular",
+    "betavariate",
+    "expovariate",
+    "getrandbits",
 }
-_GAMEPLAY = re.compile(r"(update|tick|step|spawn|generate|simulate|roll)(?:_\w*)?")
+_GAMEPLAY = re.compile(r"(update|tick|step|spawn|generate|simulate|roll)|(spawn|simulate|roll)_\w+")
 _NOT_GAMEPLAY = {"token", "password", "passwd", "secret", "salt", "nonce", "key", "otp", "pin"}
 _NOT_GAMEPLAY |= {"code", "uuid", "id", "ids", "hash", "session", "csrf", "api"}
 
@@ -262,7 +276,7 @@ _NOT_GAMEPLAY |= {"code", "uuid", "id", "ids", "hash", "session", "csrf", "api"}
 def _random_names(module: PyModule) -> dict[str, str]:
     """Local name -> ``random.<fn>`` for ``from random import randint`` style imports."""
     names: dict[str, str] = {}
-    for node in ast.walk(module.tree):
+    for node in module.nodes:
         if isinstance(node, ast.ImportFrom) and node.module == "random":
             for alias in node.names:
                 if alias.name in _RANDOM_FUNCTIONS:
@@ -271,7 +285,7 @@ def _random_names(module: PyModule) -> dict[str, str]:
 
 
 def _seeded(module: PyModule) -> bool:
-    for node in ast.walk(module.tree):
+    for node in module.nodes:
         if not isinstance(node, ast.Call):
             continue
         name = call_name(node)
@@ -287,6 +301,19 @@ def _gameplay_function(name: str, game: bool) -> bool:
         return True
     tokens = set(name.lower().split("_"))
     return bool(_GAMEPLAY.fullmatch(name.lstrip("_"))) and not tokens & _NOT_GAMEPLAY
+
+
+def _global_random_calls(module: PyModule) -> list[tuple[ast.Call, str]]:
+    imported = _random_names(module)
+    found: list[tuple[ast.Call, str]] = []
+    for node in module.nodes:
+        if isinstance(node, ast.Call):
+            name = call_name(node)
+            name = imported.get(name, name)
+            parts = name.split(".")
+            if len(parts) == 2 and parts[0] == "random" and parts[1] in _RANDOM_FUNCTIONS:
+                found.append((node, name))
+    return found
 
 
 @python_check(
@@ -339,19 +366,14 @@ def _gameplay_function(name: str, game: bool) -> bool:
     ],
 )
 def unseeded_random(module: PyModule) -> Iterator[CheckHit]:
-    if _seeded(module) or module.is_test_module():
+    if "random" not in module.text or module.is_test_module():
         return
-    imported = _random_names(module)
+    calls = _global_random_calls(module)
+    if not calls or _seeded(module):
+        return
     game = game_module(module)
     reported: set[str] = set()
-    for node in ast.walk(module.tree):
-        if not isinstance(node, ast.Call):
-            continue
-        name = call_name(node)
-        name = imported.get(name, name)
-        parts = name.split(".")
-        if len(parts) != 2 or parts[0] != "random" or parts[1] not in _RANDOM_FUNCTIONS:
-            continue
+    for node, name in calls:
         function = module.enclosing_function(node)
         if function is None or not _gameplay_function(function.name, game):
             continue
@@ -365,12 +387,13 @@ def unseeded_random(module: PyModule) -> Iterator[CheckHit]:
             why="Every run draws different numbers and the seed is never known, so a bug report, "
             "a replay or a balance test cannot reproduce the same run.",
             fix="Create one rng = random.Random(seed) per run or level, log the seed, pass rng "
-            f"into this code and call rng.{parts[1]}(...) instead.",
+            f"into this code and call rng.{name.split('.')[1]}(...) instead.",
         )
 
 
 # --------------------------------------------------------------------------
 # py-tuning-constant-in-loop
+
 
 def _region_name(region: ast.AST, module: PyModule) -> str:
     if isinstance(region, ast.While):
@@ -378,6 +401,13 @@ def _region_name(region: ast.AST, module: PyModule) -> str:
     if isinstance(region, ast.FunctionDef | ast.AsyncFunctionDef) and region.body:
         return module.where(region.body[0])
     return "the loop"
+
+
+def _unit_conversion(expr: ast.expr, module: PyModule) -> bool:
+    """``clock.tick(FPS) / 1000``: milliseconds to seconds is not a tuning value."""
+    parent = module.parents.get(expr)
+    scales = isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div | ast.Mult)
+    return scales and isinstance(expr, ast.Constant) and expr.value in (1000, 60)
 
 
 def tuning_literals(module: PyModule) -> Iterator[tuple[ast.expr, float, str, ast.AST]]:
@@ -390,7 +420,9 @@ def tuning_literals(module: PyModule) -> Iterator[tuple[ast.expr, float, str, as
                 continue
             owner = next((a for a in module.ancestors(node) if a in regions), None)
             context = in_arithmetic(found[0], module)
-            if owner is region and context is not None and not literal_exempt(found[0], module):
+            if owner is not region or context is None or _unit_conversion(found[0], module):
+                continue
+            if not literal_exempt(found[0], module):
                 yield found[0], found[1], context, region
 
 

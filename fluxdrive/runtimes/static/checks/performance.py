@@ -32,7 +32,7 @@ def _src(*lines: str) -> str:
 
 
 def _functions(module: PyModule) -> Iterator[Function]:
-    for node in ast.walk(module.tree):
+    for node in module.nodes:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             yield node
 
@@ -91,9 +91,7 @@ _DB_PART = re.compile(
     r"(?:\w+_)?(?:db|database|session|sess|cursor|cur|conn|connection|client|engine|redis)"
     r"|\w+_set"  # Django reverse-relation managers: author.book_set.all()
 )
-_DB_FACTORIES = re.compile(
-    r"(?:^|\.)(cursor|connect|Session|session|sessionmaker|Client|AsyncClient)$"
-)
+_DB_FACTORIES = re.compile(r"(?:^|\.)(cursor|connect|Session|session|sessionmaker|Client|AsyncClient)$")
 _SQL_METHODS = {"execute", "executemany", "fetch", "fetchrow", "fetchval", "fetch_all", "fetch_one"}
 _ORM_METHODS = {"get", "filter", "filter_by", "first", "all", "query", "one", "one_or_none"}
 _ORM_CHAIN = _ORM_METHODS | {"objects", "order_by", "where", "options", "join", "exclude"}
@@ -217,7 +215,7 @@ def query_in_loop(module: PyModule) -> Iterator[CheckHit]:
     if module.is_test_module():
         return
     seen: set[tuple[int, str]] = set()
-    for node in ast.walk(module.tree):
+    for node in module.nodes:
         if not isinstance(node, ast.Call):
             continue
         loop = module.in_loop(node)
@@ -255,9 +253,7 @@ _BOUNDED_SQL = re.compile(
     r"\b(limit|top|fetch\s+(first|next)|offset)\b|\bwhere\b.*((?<![<>!])=|\bin\s*\()",
     re.IGNORECASE | re.DOTALL,
 )
-_AGGREGATE_ONLY = re.compile(
-    r"^\s*select\s+(count|sum|avg|min|max|exists)\s*\(.*?\bfrom\b", re.IGNORECASE | re.DOTALL
-)
+_AGGREGATE_ONLY = re.compile(r"^\s*select\s+(count|sum|avg|min|max|exists)\s*\(.*?\bfrom\b", re.IGNORECASE | re.DOTALL)
 _SELECT_FROM = re.compile(r"^\s*(select|with)\b.+?\bfrom\b", re.IGNORECASE | re.DOTALL)
 _PAGING = {"limit", "paginate", "offset", "slice", "first", "one", "one_or_none", "get", "fetch"}
 _ORM_MARKERS = {"query", "objects", "scalars", "execute", "filter", "filter_by", "order_by"}
@@ -270,7 +266,7 @@ def _unbounded_sql(text: str) -> bool:
 
 
 def _sql_hits(module: PyModule) -> Iterator[tuple[ast.Call, str]]:
-    for node in ast.walk(module.tree):
+    for node in module.nodes:
         if not isinstance(node, ast.Call) or not node.args:
             continue
         if not isinstance(node.func, ast.Attribute) or node.func.attr not in _READ_SINKS:
@@ -288,18 +284,12 @@ def _sql_hits(module: PyModule) -> Iterator[tuple[ast.Call, str]]:
 
 
 def _method_names(function: Function) -> set[str]:
-    return {
-        n.func.attr
-        for n in ast.walk(function)
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-    }
+    return {n.func.attr for n in ast.walk(function) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
 
 
 def _is_route(function: Function) -> bool:
     return any(
-        isinstance(d, ast.Call)
-        and isinstance(d.func, ast.Attribute)
-        and d.func.attr in {"get", "route", "api_route"}
+        isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and d.func.attr in {"get", "route", "api_route"}
         for d in function.decorator_list
     )
 
@@ -421,6 +411,7 @@ def unbounded_query(module: PyModule) -> Iterator[CheckHit]:
 # --------------------------------------------------------------------------
 # py-regex-in-loop
 
+
 def _loop_variant_names(loop: ast.AST) -> set[str]:
     names: set[str] = set()
     targets: list[ast.AST] = []
@@ -500,7 +491,7 @@ def _polls(loop: ast.AST) -> bool:
     ],
 )
 def regex_in_loop(module: PyModule) -> Iterator[CheckHit]:
-    for node in ast.walk(module.tree):
+    for node in module.nodes:
         if not isinstance(node, ast.Call) or not node.args:
             continue
         name = call_name(node)
@@ -514,26 +505,22 @@ def regex_in_loop(module: PyModule) -> Iterator[CheckHit]:
                 continue
             yield CheckHit(
                 line=node.lineno,
-                title=f"open({_short(node.args[0])}) reopens the same file {_describe_loop(loop)} "
-                f"{module.where(node)}",
+                title=f"open({_short(node.args[0])}) reopens the same file {_describe_loop(loop)} {module.where(node)}",
                 why="Every pass pays for opening, flushing and closing the file again.",
-                fix="Open the file once before the loop "
-                "(with open(...) as fh: for ...: fh.write(...)).",
+                fix="Open the file once before the loop (with open(...) as fh: for ...: fh.write(...)).",
             )
             continue
         yield CheckHit(
             line=node.lineno,
-            title=f"{name}({_short(node.args[0])}) recompiled {_describe_loop(loop)} "
-            f"{module.where(node)}",
-            why="The pattern does not change between passes, yet it is looked up or compiled again "
-            "on each one.",
-            fix="Compile it once at module level (EMAIL_RE = re.compile(...)) and reuse it "
-            "in the loop.",
+            title=f"{name}({_short(node.args[0])}) recompiled {_describe_loop(loop)} {module.where(node)}",
+            why="The pattern does not change between passes, yet it is looked up or compiled again on each one.",
+            fix="Compile it once at module level (EMAIL_RE = re.compile(...)) and reuse it in the loop.",
         )
 
 
 # --------------------------------------------------------------------------
 # py-quadratic-membership
+
 
 def _is_list_value(value: ast.AST) -> bool:
     if isinstance(value, ast.ListComp):
@@ -648,10 +635,8 @@ def quadratic_membership(module: PyModule) -> Iterator[CheckHit]:
                 continue
             yield CheckHit(
                 line=getattr(node, "lineno", function.lineno),
-                title=f"`{scan[1]}` scans the list `{scan[0]}` {_describe_loop(loop)} "
-                f"{module.where(node)}",
-                why="Each check walks the whole list, so the loop costs O(n*m) and slows down "
-                "sharply as both grow.",
+                title=f"`{scan[1]}` scans the list `{scan[0]}` {_describe_loop(loop)} {module.where(node)}",
+                why="Each check walks the whole list, so the loop costs O(n*m) and slows down sharply as both grow.",
                 fix=f"Keep `{scan[0]}` as a set (or a dict for positions, collections.Counter for "
                 "counts) so each lookup is O(1).",
             )
@@ -659,6 +644,7 @@ def quadratic_membership(module: PyModule) -> Iterator[CheckHit]:
 
 # --------------------------------------------------------------------------
 # py-string-concat-in-loop
+
 
 def _stringish(value: ast.AST) -> bool:
     if isinstance(value, ast.JoinedStr):
@@ -683,9 +669,7 @@ def _string_inits(function: Function) -> dict[str, list[ast.AST]]:
 
 
 def _is_str_literal(value: ast.AST) -> bool:
-    return isinstance(value, ast.JoinedStr) or (
-        isinstance(value, ast.Constant) and isinstance(value.value, str)
-    )
+    return isinstance(value, ast.JoinedStr) or (isinstance(value, ast.Constant) and isinstance(value.value, str))
 
 
 def _concat(node: ast.AST) -> str | None:
@@ -758,8 +742,7 @@ def string_concat_in_loop(module: PyModule) -> Iterator[CheckHit]:
                 continue
             yield CheckHit(
                 line=getattr(node, "lineno", function.lineno),
-                title=f"String `{name}` grows by concatenation {_describe_loop(loop)} "
-                f"{module.where(node)}",
+                title=f"String `{name}` grows by concatenation {_describe_loop(loop)} {module.where(node)}",
                 why="Each concatenation may copy the whole string built so far, which turns "
                 "quadratic for long outputs.",
                 fix=f"Collect the pieces in a list and build `{name}` once with ''.join(parts) "
@@ -798,8 +781,12 @@ def _blocking(node: ast.Call) -> tuple[str, str] | None:
     if func.attr in {"read", "readlines", "write"} and call_name(func.value) == "open":
         return f"open().{func.attr}", "use aiofiles or await asyncio.to_thread(...)"
     if func.attr in _SOCKET_METHODS and any("sock" in p for p in _receiver_parts(func.value)):
-        return name, "use asyncio streams (asyncio.open_connection) or loop.sock_recv()"
+        return name, "use asyncio streams (asyncio.open_connection) or await loop.sock_recv()"
     return None
+
+
+def _nonblocking_sockets(module: PyModule) -> bool:
+    return "setblocking(False)" in module.text or "setblocking(0)" in module.text
 
 
 def _offloaded(node: ast.AST, module: PyModule) -> bool:
@@ -866,11 +853,13 @@ def _offloaded(node: ast.AST, module: PyModule) -> bool:
     ],
 )
 def blocking_in_async(module: PyModule) -> Iterator[CheckHit]:
-    for node in ast.walk(module.tree):
+    for node in module.nodes:
         if not isinstance(node, ast.Call):
             continue
         found = _blocking(node)
         if found is None or not isinstance(module.enclosing_function(node), ast.AsyncFunctionDef):
+            continue
+        if found[1].startswith("use asyncio streams") and _nonblocking_sockets(module):
             continue
         if _offloaded(node, module):
             continue
@@ -879,8 +868,7 @@ def blocking_in_async(module: PyModule) -> Iterator[CheckHit]:
             title=f"Blocking {found[0]}() inside async {module.where(node).removeprefix('in ')}",
             why="The call blocks the event loop thread, so every other request and task on the "
             "loop waits until it returns.",
-            fix=f"{found[1][0].upper()}{found[1][1:]}, or move it off the loop with "
-            "await asyncio.to_thread(...).",
+            fix=f"{found[1][0].upper()}{found[1][1:]}, or move it off the loop with await asyncio.to_thread(...).",
         )
 
 
@@ -915,8 +903,7 @@ def _http_without_timeout(node: ast.Call) -> str | None:
 
 def _as_completed(node: ast.AST, module: PyModule) -> bool:
     return any(
-        isinstance(p, ast.For | ast.AsyncFor) and "as_completed" in call_name(p.iter)
-        for p in module.ancestors(node)
+        isinstance(p, ast.For | ast.AsyncFor) and "as_completed" in call_name(p.iter) for p in module.ancestors(node)
     )
 
 
@@ -995,7 +982,7 @@ def _wait_without_timeout(node: ast.Call, module: PyModule) -> tuple[str, str] |
 def wait_without_timeout(module: PyModule) -> Iterator[CheckHit]:
     if module.is_test_module():
         return
-    for node in ast.walk(module.tree):
+    for node in module.nodes:
         if not isinstance(node, ast.Call):
             continue
         http = _http_without_timeout(node)
@@ -1005,8 +992,7 @@ def wait_without_timeout(module: PyModule) -> Iterator[CheckHit]:
                 title=f"{http} {module.where(node)}",
                 why="If the server accepts the connection but never answers, the call blocks "
                 "forever and holds the worker that made it.",
-                fix="Pass timeout=(connect, read) seconds, e.g. timeout=(3, 10), and handle the "
-                "timeout exception.",
+                fix="Pass timeout=(connect, read) seconds, e.g. timeout=(3, 10), and handle the timeout exception.",
             )
             continue
         found = _wait_without_timeout(node, module)
@@ -1014,8 +1000,6 @@ def wait_without_timeout(module: PyModule) -> Iterator[CheckHit]:
             yield CheckHit(
                 line=node.lineno,
                 title=f"{found[0]} without a timeout {module.where(node)}",
-                why=f"It blocks forever if {found[1]}, and the caller hangs with no error to "
-                "show why.",
-                fix="Pass a timeout (e.g. timeout=30) and handle the expiry: log, retry or "
-                "fail loudly.",
+                why=f"It blocks forever if {found[1]}, and the caller hangs with no error to show why.",
+                fix="Pass a timeout (e.g. timeout=30) and handle the expiry: log, retry or fail loudly.",
             )

@@ -30,7 +30,7 @@ def _src(*lines: str) -> str:
 def _imported_from(module: PyModule) -> dict[str, str]:
     """Local name -> library for ``import click`` / ``from typer import Option``."""
     names: dict[str, str] = {}
-    for node in ast.walk(module.tree):
+    for node in module.nodes:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 root = alias.name.split(".")[0]
@@ -54,6 +54,9 @@ def _canonical(call: ast.Call, imports: dict[str, str]) -> str:
 def _lacks_help(call: ast.Call) -> bool:
     if any(k.arg is None for k in call.keywords):
         return False  # **options may carry help
+    action = keyword(call, "action")
+    if isinstance(action, ast.Constant) and action.value in {"version", "help"}:
+        return False  # argparse writes these help lines itself
     hidden = keyword(call, "hidden")
     if isinstance(hidden, ast.Constant) and hidden.value is True:
         return False
@@ -87,16 +90,26 @@ def _parameter_name(call: ast.Call, module: PyModule) -> str | None:
     return next((a.arg for a, d in defaults if d is call), None)
 
 
+def _argparse_call(call: ast.Call, uses_argparse: bool) -> bool:
+    """``parser.add_argument`` in a module importing argparse, or on a parser-named object."""
+    if not isinstance(call.func, ast.Attribute):
+        return False
+    receiver = call_name(call.func.value).lower()
+    return uses_argparse or "parser" in receiver or "group" in receiver
+
+
 def _option_hits(module: PyModule, imports: dict[str, str]) -> Iterator[tuple[ast.Call, str]]:
-    for node in ast.walk(module.tree):
+    uses_argparse = "argparse" in imports.values()
+    for node in module.nodes:
         if not isinstance(node, ast.Call) or not _lacks_help(node):
             continue
         name = _canonical(node, imports)
         method = name.rsplit(".", 1)[-1]
-        if method == "add_argument" and "." in name:
+        argparse_like = method.startswith("add_") and _argparse_call(node, uses_argparse)
+        if method == "add_argument" and argparse_like:
             flag = _flag_text(node, module)
             yield node, f"{'option' if flag.startswith('-') else 'argument'} `{flag}`"
-        elif method == "add_parser" and "." in name:
+        elif method == "add_parser" and argparse_like:
             yield node, f"subcommand `{_flag_text(node, module)}`"
         elif name == "click.option":
             yield node, f"option `{_flag_text(node, module)}`"
@@ -124,7 +137,7 @@ def _command_label(function: Function, decorator: ast.expr) -> str:
 
 def _command_hits(module: PyModule, imports: dict[str, str]) -> Iterator[tuple[ast.AST, str]]:
     cli_module = any(origin.split(".")[0] in {"click", "typer"} for origin in imports.values())
-    for node in ast.walk(module.tree):
+    for node in module.nodes:
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         decorator = _command_decorator(node, cli_module)
@@ -198,15 +211,15 @@ def _command_hits(module: PyModule, imports: dict[str, str]) -> Iterator[tuple[a
     ],
 )
 def cli_help_text(module: PyModule) -> Iterator[CheckHit]:
-    if module.is_test_module():
+    markers = ("add_argument", "add_parser", "click", "typer", "cli")
+    if module.is_test_module() or not any(m in module.text for m in markers):
         return
     imports = _imported_from(module)
     for node, what in _option_hits(module, imports):
         yield CheckHit(
             line=node.lineno,
             title=f"CLI {what} has no help text {module.where(node)}",
-            why="--help lists it with no explanation, so users have to guess what it does or "
-            "read the source.",
+            why="--help lists it with no explanation, so users have to guess what it does or read the source.",
             fix="Add help='...' saying what it changes and its default, e.g. "
             "help='Show what would change without writing anything.'",
         )

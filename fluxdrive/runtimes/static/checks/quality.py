@@ -46,7 +46,7 @@ def _decorator_names(node: Definition) -> set[str]:
 
 
 def _undocumented(node: Definition) -> bool:
-    if node.name.startswith("_") or ast.get_docstring(node) is not None:
+    if node.name.startswith(("_", "test_", "Test")) or ast.get_docstring(node) is not None:
         return False
     return _size(node) > 3 and not _decorator_names(node) & _EXEMPT_DECORATORS
 
@@ -177,8 +177,10 @@ def _named_constant(expr: ast.expr, module: PyModule) -> bool:
 
 def _spelled(expr: ast.expr, module: PyModule) -> bool:
     """Hex, octal and binary literals (masks, permissions) describe themselves."""
-    text = ast.get_source_segment(module.text, expr) or ""
-    return text.lstrip("-").lower().startswith(("0x", "0o", "0b"))
+    number = expr.operand if isinstance(expr, ast.UnaryOp) else expr
+    line = module.lines[number.lineno - 1] if 0 < number.lineno <= len(module.lines) else ""
+    text = line.encode()[number.col_offset : number.col_offset + 2].decode(errors="ignore")
+    return text.lower() in {"0x", "0o", "0b"}
 
 
 def _magic_context(expr: ast.expr, value: float, module: PyModule) -> str | None:
@@ -248,7 +250,7 @@ def magic_number(module: PyModule) -> Iterator[CheckHit]:
         return
     owned_by_game = {id(expr) for expr, *_ in tuning_literals(module)}
     reported: set[tuple[int, float]] = set()
-    for node in ast.walk(module.tree):
+    for node in module.nodes:
         found = numeric_literal(node, module)
         if found is None or found[1] in _PLAIN or id(found[0]) in owned_by_game:
             continue

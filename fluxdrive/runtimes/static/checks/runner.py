@@ -34,7 +34,11 @@ def _run(specs: Iterable[CheckSpec], subject: object, notes: list[str], path: st
 
 
 def run_python_checks(
-    path: str, text: str, names: Iterable[str] | None, notes: list[str], tree: ast.Module | None = None
+    path: str,
+    text: str,
+    names: Iterable[str] | None,
+    notes: list[str],
+    tree: ast.Module | None = None,
 ) -> list[RanCheck]:
     """Run the named Python checks (all when ``names`` is None) on one file."""
     specs = _select("python", names)
@@ -44,13 +48,19 @@ def run_python_checks(
         try:
             tree = ast.parse(text, filename=path)
         except (SyntaxError, ValueError) as exc:
-            notes.append(f"{path}: not valid Python ({exc.msg if isinstance(exc, SyntaxError) else exc}); Python checks skipped")
+            notes.append(
+                f"{path}: not valid Python ({exc.msg if isinstance(exc, SyntaxError) else exc}); Python checks skipped"
+            )
             return []
     return _run(specs, PyModule(path, text, tree), notes, path)
 
 
 def run_document_checks(
-    path: str, text: str, names: Iterable[str] | None, notes: list[str], exists: Callable[[str], bool]
+    path: str,
+    text: str,
+    names: Iterable[str] | None,
+    notes: list[str],
+    exists: Callable[[str], bool],
 ) -> list[RanCheck]:
     """Run the named document checks (all when ``names`` is None) on one markdown file."""
     specs = _select("document", names)

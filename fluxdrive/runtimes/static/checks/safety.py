@@ -8,6 +8,7 @@ precisely and stays quiet when it cannot tell.
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 import textwrap
 from collections.abc import Iterator
@@ -104,10 +105,10 @@ def _value(node: ast.expr, function: ast.AST | None, values: dict[str, ast.expr]
     return value
 
 
-def _calls(module: PyModule) -> Iterator[tuple[ast.Call, Function | None]]:
-    for node in ast.walk(module.tree):
+def _calls(module: PyModule) -> Iterator[ast.Call]:
+    for node in module.nodes:
         if isinstance(node, ast.Call):
-            yield node, module.enclosing_function(node)
+            yield node
 
 
 def _functions(tree: ast.AST) -> Iterator[Function]:
@@ -127,8 +128,24 @@ def _arg0(node: ast.Call, *names: str) -> ast.expr | None:
 
 
 REQUEST_FIELDS = {
-    "args", "form", "values", "files", "GET", "POST", "FILES", "query_params", "path_params",
-    "cookies", "COOKIES", "json", "data", "get_json", "get_data", "match_info", "query", "body",
+    "args",
+    "form",
+    "values",
+    "files",
+    "GET",
+    "POST",
+    "FILES",
+    "query_params",
+    "path_params",
+    "cookies",
+    "COOKIES",
+    "json",
+    "data",
+    "get_json",
+    "get_data",
+    "match_info",
+    "query",
+    "body",
 }
 
 
@@ -148,12 +165,51 @@ def _from_request(node: ast.AST) -> str | None:
     return next((f for sub in ast.walk(node) if (f := _request_field(sub))), None)
 
 
+def _bound(node: ast.expr, function: Function | None, values: dict[str, ast.expr]) -> ast.expr:
+    """Like ``_value``, also following ``with open(p) as fh`` bindings."""
+    value = _value(node, function, values)
+    if value is not node or not isinstance(node, ast.Name) or function is None:
+        return value
+    for sub in ast.walk(function):
+        for item in sub.items if isinstance(sub, ast.With | ast.AsyncWith) else []:
+            if isinstance(item.optional_vars, ast.Name) and item.optional_vars.id == node.id:
+                return item.context_expr
+    return node
+
+
+def _outside_input(node: ast.expr, function: Function | None, values: dict[str, ast.expr]) -> str | None:
+    """Where a value clearly comes from outside: the request, a parameter, the network."""
+    value = _bound(node, function, values)
+    source = _from_request(value)
+    if source:
+        return source
+    if is_dynamic_string(value):
+        return "a built string"
+    params = {a.arg for a in _positional(function) + function.args.kwonlyargs} if function else set()
+    params -= {"self", "cls"}
+    for sub in ast.walk(value):
+        if isinstance(sub, ast.Name) and sub.id in params:
+            return f"parameter `{sub.id}`"
+        if isinstance(sub, ast.Call) and _tail(call_name(sub)) in {"recv", "recvfrom", "recv_bytes"}:
+            return "the network"
+        if isinstance(sub, ast.Call) and call_name(sub) in {"input", "sys.stdin.read", "sys.stdin.readline"}:
+            return "user input"
+    return None
+
+
 # --------------------------------------------------------------------------
 # SQL
 
 
 SQL_SINKS = (
-    "execute", "executemany", "executescript", "raw", "text", "query", "read_sql", "read_sql_query",
+    "execute",
+    "executemany",
+    "executescript",
+    "raw",
+    "text",
+    "query",
+    "read_sql",
+    "read_sql_query",
 )
 
 
@@ -190,12 +246,12 @@ def _how(node: ast.AST) -> str:
             def get_user(cursor, user_id):
                 cursor.execute("SELECT * FROM users WHERE id = %s", (user_id,))
         """),
-        "def count(cursor):\n    cursor.execute(\"SELECT count(*) FROM users\")\n",
-        "def log(logger, user_id):\n    logger.info(f\"selected user {user_id} where needed\")\n",
+        'def count(cursor):\n    cursor.execute("SELECT count(*) FROM users")\n',
+        'def log(logger, user_id):\n    logger.info(f"selected user {user_id} where needed")\n',
     ],
 )
 def sql_injection(module: PyModule) -> Iterator[CheckHit]:
-    for node in ast.walk(module.tree):
+    for node in module.nodes:
         if not isinstance(node, ast.Call) or not node.args:
             continue
         name = call_name(node)
@@ -216,7 +272,7 @@ def sql_injection(module: PyModule) -> Iterator[CheckHit]:
                 "read or delete other rows, or run other statements."
             ),
             fix=(
-                "Pass values as parameters (cursor.execute(\"... WHERE id = %s\", (user_id,))) "
+                'Pass values as parameters (cursor.execute("... WHERE id = %s", (user_id,))) '
                 "or use the ORM's query builder; never format SQL."
             ),
         )
@@ -227,8 +283,13 @@ def sql_injection(module: PyModule) -> Iterator[CheckHit]:
 
 
 SHELL_ALWAYS = {
-    "os.system", "os.popen", "commands.getoutput", "commands.getstatusoutput",
-    "subprocess.getoutput", "subprocess.getstatusoutput", "asyncio.create_subprocess_shell",
+    "os.system",
+    "os.popen",
+    "commands.getoutput",
+    "commands.getstatusoutput",
+    "subprocess.getoutput",
+    "subprocess.getstatusoutput",
+    "asyncio.create_subprocess_shell",
 }
 SHELL_OPTIONAL = {"Popen", "run", "call", "check_call", "check_output"}
 SHELL_QUOTERS = {"shlex.quote", "pipes.quote", "quote", "shlex.join"}
@@ -328,12 +389,12 @@ def _quoted(node: ast.expr) -> bool:
 )
 def command_injection(module: PyModule) -> Iterator[CheckHit]:
     imports, values = _imports(module.tree), _module_values(module.tree)
-    for node, function in _calls(module):
+    for node in _calls(module):
         label = _shell_label(node, _qualified(node, imports))
         command = _arg0(node, "args", "cmd", "command") if label else None
         if label is None or command is None:
             continue
-        built = _value(command, function, values)
+        built = _value(command, module.enclosing_function(node), values)
         if isinstance(built, ast.List | ast.Tuple):  # with a shell only the first item is run
             built = built.elts[0] if built.elts else ast.Constant("")
         if _quoted(built):
@@ -351,7 +412,7 @@ def command_injection(module: PyModule) -> Iterator[CheckHit]:
                 + ("" if strong else " Any caller that passes user-controlled text gets that.")
             ),
             fix=(
-                "Pass an argument list without a shell (subprocess.run([\"ssh\", host, ...])); "
+                'Pass an argument list without a shell (subprocess.run(["ssh", host, ...])); '
                 "if a shell is unavoidable, wrap every runtime value in shlex.quote()."
             ),
             severity=None if strong else "P1",
@@ -370,6 +431,12 @@ def _constant_code(node: ast.expr) -> bool:
         return True
     compiled = isinstance(node, ast.Call) and call_name(node) == "compile" and bool(node.args)
     return compiled and isinstance(node, ast.Call) and is_constant(node.args[0])
+
+
+def _runs_code(function: ast.AST | None) -> bool:
+    """The function also evals/execs (so its compile() is reported there, once)."""
+    calls = (call_name(n) for n in ast.walk(function) if isinstance(n, ast.Call)) if function else ()
+    return any(_tail(c) in {"eval", "exec"} for c in calls)
 
 
 @python_check(
@@ -419,20 +486,29 @@ def _constant_code(node: ast.expr) -> bool:
 def eval_exec(module: PyModule) -> Iterator[CheckHit]:
     shadowed = {f.name for f in _functions(module.tree)}
     values = _module_values(module.tree)
-    for node, function in _calls(module):
+    for node in _calls(module):
         name = call_name(node)
         if name not in EVAL_NAMES or _tail(name) in shadowed or not node.args:
             continue
-        if isinstance(node.args[0], ast.Starred):
+        function = module.enclosing_function(node)
+        code = node.args[0]
+        if isinstance(code, ast.Starred) or (
+            _tail(name) == "compile" and _runs_code(function or module.parents.get(node))
+        ):
             continue
-        code = _value(node.args[0], function, values)
-        if _constant_code(code):
+        compiled = _value(code, function, values)
+        if isinstance(compiled, ast.Call) and call_name(compiled) == "compile" and compiled.args:
+            code = compiled.args[0]  # exec(compile(src, ...)): judge the source text
+        if _constant_code(_value(code, function, values)):
             continue
-        origin = _from_request(code)
-        source = f"`{_short(node.args[0])}`" + (f" ({origin})" if origin else "")
+        origin = _outside_input(code, function, values)
         yield CheckHit(
             line=node.lineno,
-            title=f"{_tail(name)}() runs code from {source} {module.where(node)}",
+            title=(
+                f"{_tail(name)}() runs code from `{_short(code)}`"
+                f"{f' ({origin})' if origin and not origin.startswith(('param', 'a ')) else ''} "
+                f"{module.where(node)}"
+            ),
             why=(
                 "Whatever text reaches this call runs as Python with the process's permissions; "
                 "an emptied __builtins__ does not sandbox it (object.__subclasses__() leads to os)."
@@ -441,6 +517,7 @@ def eval_exec(module: PyModule) -> Iterator[CheckHit]:
                 "Parse data instead of running it: ast.literal_eval for literals, json.loads for "
                 "data, a dict of allowed operations for dispatch."
             ),
+            severity=None if origin else "P1",
         )
 
 
@@ -450,16 +527,36 @@ def eval_exec(module: PyModule) -> Iterator[CheckHit]:
 
 ROUTE_METHODS = {"get", "post", "put", "patch", "delete", "route", "api_route", "websocket"}
 NOT_PATH_PARAMS = {
-    "self", "cls", "request", "req", "db", "session", "current_user", "background_tasks",
+    "self",
+    "cls",
+    "request",
+    "req",
+    "db",
+    "session",
+    "current_user",
+    "background_tasks",
     "response",
 }
 NON_TEXT_TYPES = {"int", "float", "bool", "UUID", "datetime", "date", "Session", "Request"}
 PATH_SANITIZERS = {
-    "secure_filename", "basename", "safe_join", "is_relative_to", "relative_to", "commonpath",
+    "secure_filename",
+    "basename",
+    "safe_join",
+    "is_relative_to",
+    "relative_to",
+    "commonpath",
 }
 FILE_SINKS = {
-    "open", "io.open", "codecs.open", "send_file", "flask.send_file", "FileResponse",
-    "send_from_directory", "os.remove", "os.unlink", "shutil.rmtree",
+    "open",
+    "io.open",
+    "codecs.open",
+    "send_file",
+    "flask.send_file",
+    "FileResponse",
+    "send_from_directory",
+    "os.remove",
+    "os.unlink",
+    "shutil.rmtree",
 }
 PATH_METHODS = {"open", "read_text", "read_bytes", "write_text", "write_bytes", "unlink"}
 PATH_TYPES = {"Path", "PurePath", "PosixPath", "WindowsPath"}
@@ -492,7 +589,7 @@ def _defaults(function: Function) -> dict[str, ast.expr]:
     """Parameter name -> default value expression."""
     arguments = function.args
     positional = _positional(function)
-    named = positional[len(positional) - len(arguments.defaults):]
+    named = positional[len(positional) - len(arguments.defaults) :]
     found = {a.arg: d for a, d in zip(named, arguments.defaults, strict=True)}
     for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True):
         if default is not None:
@@ -511,7 +608,8 @@ def _client_param(arg: ast.arg, default: ast.expr | None) -> bool:
         return False
     if isinstance(default, ast.Call) and _tail(call_name(default)) in {"Depends", "Security"}:
         return False
-    return arg.annotation is None or _tail(_short(arg.annotation, 200)) not in NON_TEXT_TYPES
+    annotation = _short(arg.annotation, 300) if arg.annotation is not None else ""
+    return "Depends(" not in annotation and _tail(annotation) not in NON_TEXT_TYPES
 
 
 def _route_params(function: Function) -> set[str]:
@@ -647,16 +745,16 @@ def _sanitizes_paths(function: Function) -> bool:
 )
 def path_traversal(module: PyModule) -> Iterator[CheckHit]:
     for function in _functions(module.tree):
-        if _sanitizes_paths(function):
+        sinks = [(n, s) for n in ast.walk(function) if isinstance(n, ast.Call) and (s := _path_sink(n, function))]
+        if not sinks or _sanitizes_paths(function):
             continue
         params = _route_params(function)
         lines: set[int] = set()
-        for node in ast.walk(function):
-            if not isinstance(node, ast.Call) or module.enclosing_function(node) is not function:
+        for node, sink in sinks:
+            if node.lineno in lines or module.enclosing_function(node) is not function:
                 continue
-            sink = _path_sink(node, function)
-            taint = _taint(sink[0], function, params) if sink else None
-            if sink is None or taint is None or node.lineno in lines:
+            taint = _taint(sink[0], function, params)
+            if taint is None:
                 continue
             lines.add(node.lineno)
             yield CheckHit(
@@ -679,9 +777,21 @@ def path_traversal(module: PyModule) -> Iterator[CheckHit]:
 
 
 UNPICKLERS = {
-    "pickle.load", "pickle.loads", "cPickle.load", "cPickle.loads", "_pickle.load", "_pickle.loads",
-    "dill.load", "dill.loads", "cloudpickle.load", "cloudpickle.loads", "marshal.load",
-    "marshal.loads", "shelve.open", "jsonpickle.decode", "pandas.read_pickle",
+    "pickle.load",
+    "pickle.loads",
+    "cPickle.load",
+    "cPickle.loads",
+    "_pickle.load",
+    "_pickle.loads",
+    "dill.load",
+    "dill.loads",
+    "cloudpickle.load",
+    "cloudpickle.loads",
+    "marshal.load",
+    "marshal.loads",
+    "shelve.open",
+    "jsonpickle.decode",
+    "pandas.read_pickle",
 }
 YAML_LOADS = {"yaml.load", "yaml.load_all"}
 YAML_RISKY = {"yaml.unsafe_load", "yaml.unsafe_load_all", "yaml.full_load", "yaml.full_load_all"}
@@ -786,12 +896,14 @@ def _deserializer(node: ast.Call, qualified: str) -> tuple[CheckSeverity, str] |
 )
 def unsafe_deserialization(module: PyModule) -> Iterator[CheckHit]:
     imports, values = _imports(module.tree), _module_values(module.tree)
-    for node, function in _calls(module):
+    for node in _calls(module):
         kind = _deserializer(node, _qualified(node, imports))
-        data = _arg0(node, *DATA_KEYWORDS)
+        data = _arg0(node, *DATA_KEYWORDS) if kind else None
+        function = module.enclosing_function(node) if data is not None else None
         if kind is None or data is None or is_constant(_value(data, function, values)):
             continue
         local = _local_file(data, function, values)
+        outside = kind[0] == "P0" and _outside_input(data, function, values) is not None
         yaml = kind[1] == "yaml"
         yield CheckHit(
             line=node.lineno,
@@ -813,7 +925,7 @@ def unsafe_deserialization(module: PyModule) -> Iterator[CheckHit]:
                 else "Use a data-only format (json, msgpack); if pickle is unavoidable, sign the "
                 "bytes with hmac and verify the signature before loading."
             ),
-            severity="P2" if local else kind[0],
+            severity="P2" if local else (kind[0] if outside or kind[0] != "P0" else "P1"),
         )
 
 
@@ -822,15 +934,27 @@ def unsafe_deserialization(module: PyModule) -> Iterator[CheckHit]:
 
 
 HTTP_CALLS = {
-    "get", "post", "put", "patch", "delete", "head", "options", "request", "stream", "send",
-    "Client", "AsyncClient", "urlopen", "ws_connect",
+    "get",
+    "post",
+    "put",
+    "patch",
+    "delete",
+    "head",
+    "options",
+    "request",
+    "stream",
+    "send",
+    "Client",
+    "AsyncClient",
+    "urlopen",
+    "ws_connect",
 }
 TLS_WHY = (
     "Without certificate checks anyone on the network path (proxy, Wi-Fi, spoofed DNS) can pose "
     "as the server and read or change the traffic, including credentials sent with it."
 )
 TLS_FIX = (
-    "Keep verification on; for a private CA pass its bundle (verify=\"/path/ca.pem\", "
+    'Keep verification on; for a private CA pass its bundle (verify="/path/ca.pem", '
     "ctx.load_verify_locations) or set REQUESTS_CA_BUNDLE / SSL_CERT_FILE."
 )
 
@@ -866,37 +990,43 @@ def _tls_setting(node: ast.AST, module: PyModule) -> str | None:
     if isinstance(node, ast.Attribute) and node.attr == "_create_unverified_context":
         return "ssl._create_unverified_context"
     if isinstance(node, ast.Attribute) and node.attr == "CERT_NONE":
-        compared = isinstance(module.parents.get(node), ast.Compare)
-        return None if compared or not isinstance(node.ctx, ast.Load) else "ssl.CERT_NONE"
+        parent = module.parents.get(node)  # set as a value, not compared or used as a dict key
+        assigned = isinstance(parent, ast.Assign | ast.AnnAssign | ast.keyword | ast.Call)
+        return "ssl.CERT_NONE" if assigned and node is not getattr(parent, "func", None) else None
     if not isinstance(node, ast.Assign) or not _is(node.value, False):
         return None
     for target in node.targets:
         if not isinstance(target, ast.Attribute):
             continue
-        if target.attr == "check_hostname" or (target.attr == "verify" and _http_client(target.value, module)):
+        client = target.attr == "verify" and _http_client(target.value, module)
+        if target.attr == "check_hostname" or client:
             return f"{_short(target)} = False"
     return None
 
 
 def _tls_hit(node: ast.AST, module: PyModule, imports: dict[str, str]) -> CheckHit | None:
-    where = module.where(node)
     if not isinstance(node, ast.Call):
         setting = _tls_setting(node, module)
-        title = f"TLS verification weakened: {setting} {where}"
-        return CheckHit(getattr(node, "lineno", 1), title, TLS_WHY, TLS_FIX) if setting else None
+        if setting is None:
+            return None
+        title = f"TLS verification weakened: {setting} {module.where(node)}"
+        return CheckHit(getattr(node, "lineno", 1), title, TLS_WHY, TLS_FIX)
     qualified = _qualified(node, imports)
     if qualified.endswith("disable_warnings") and "urllib3" in qualified:
         return CheckHit(
             node.lineno,
-            f"urllib3.disable_warnings() hides insecure-request warnings {where}",
+            f"urllib3.disable_warnings() hides insecure-request warnings {module.where(node)}",
             "Silencing InsecureRequestWarning usually accompanies verify=False and hides every "
             "place that talks TLS without checking certificates.",
             "Remove it and fix the requests that warn (keep verification on).",
             severity="P2",
         )
     flag = _tls_off(node, qualified)
+    if flag is None:
+        return None
+    where = module.where(node)
     title = f"TLS certificate verification disabled: {call_name(node)}(…, {flag}) {where}"
-    return CheckHit(node.lineno, title, TLS_WHY, TLS_FIX) if flag else None
+    return CheckHit(node.lineno, title, TLS_WHY, TLS_FIX)
 
 
 @python_check(
@@ -954,7 +1084,7 @@ def _tls_hit(node: ast.AST, module: PyModule, imports: dict[str, str]) -> CheckH
 )
 def tls_verify_disabled(module: PyModule) -> Iterator[CheckHit]:
     imports = _imports(module.tree)
-    for node in ast.walk(module.tree):
+    for node in module.nodes:
         hit = _tls_hit(node, module, imports)
         if hit:
             yield hit
@@ -965,15 +1095,48 @@ def tls_verify_disabled(module: PyModule) -> Iterator[CheckHit]:
 
 
 SECURITY_PREFIXES = (
-    "passw", "pwd", "secret", "token", "auth", "sign", "session", "salt", "hmac", "credential",
-    "nonce", "otp", "csrf", "jwt", "apikey", "cookie",
+    "passw",
+    "pwd",
+    "secret",
+    "token",
+    "auth",
+    "sign",
+    "session",
+    "salt",
+    "hmac",
+    "credential",
+    "nonce",
+    "otp",
+    "csrf",
+    "jwt",
+    "apikey",
+    "cookie",
 )
 RANDOM_PREFIXES = (
-    "passw", "pwd", "secret", "token", "salt", "nonce", "otp", "csrf", "apikey", "invite", "reset",
-    "verification", "sessionid", "sessionkey",
+    "passw",
+    "pwd",
+    "secret",
+    "token",
+    "salt",
+    "nonce",
+    "otp",
+    "csrf",
+    "apikey",
+    "invite",
+    "reset",
+    "verification",
+    "sessionid",
+    "sessionkey",
 )
 RANDOM_CALLS = {
-    "random", "randint", "choice", "choices", "randrange", "getrandbits", "sample", "shuffle",
+    "random",
+    "randint",
+    "choice",
+    "choices",
+    "randrange",
+    "getrandbits",
+    "sample",
+    "shuffle",
 }
 WEAK_CIPHERS = {"DES": "DES", "ARC4": "RC4", "Blowfish": "Blowfish", "ARC2": "RC2"}
 
@@ -981,7 +1144,7 @@ WEAK_CIPHERS = {"DES": "DES", "ARC4": "RC4", "Blowfish": "Blowfish", "ARC2": "RC
 def _words(text: str) -> set[str]:
     """Lower-case words of the identifiers in some text (snake_case and camelCase split)."""
     found = [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])", text)]
-    return set(found) | {a + b for a, b in zip(found, found[1:], strict=False)}  # api_key -> apikey
+    return set(found) | {a + b for a, b in itertools.pairwise(found)}  # api_key -> apikey
 
 
 def _mentions(text: str, prefixes: tuple[str, ...]) -> bool:
@@ -1025,10 +1188,8 @@ def _cipher_hit(module: PyModule, node: ast.AST) -> CheckHit | None:
         f"Broken cipher {cipher} used {module.where(node)}",
         "ECB encrypts equal blocks to equal ciphertext, so patterns in the data show through."
         if cipher == "ECB mode"
-        else f"{cipher} has a small key or block size and practical attacks; treat what it "
-        "protects as readable.",
-        "Use authenticated encryption: cryptography's Fernet, or AESGCM with a fresh random "
-        "nonce per message.",
+        else f"{cipher} has a small key or block size and practical attacks; treat what it protects as readable.",
+        "Use authenticated encryption: cryptography's Fernet, or AESGCM with a fresh random nonce per message.",
     )
 
 
@@ -1129,14 +1290,16 @@ def _random_hit(module: PyModule, node: ast.Call, qualified: str, context: str) 
 )
 def weak_crypto(module: PyModule) -> Iterator[CheckHit]:
     imports = _imports(module.tree)
-    for node in ast.walk(module.tree):
+    for node in module.nodes:
         hit = _cipher_hit(module, node)
         if hit is None and isinstance(node, ast.Call):
+            qualified = _qualified(node, imports)
+            if not qualified.startswith(("hashlib.", "random.")):
+                continue
             if _is(keyword(node, "usedforsecurity"), False):
                 continue
             function = module.enclosing_function(node)
             context = f"{function.name if function else ''} {module.line_text(node.lineno)}"
-            qualified = _qualified(node, imports)
             hit = _hash_hit(module, node, qualified, context)
             hit = hit or _random_hit(module, node, qualified, context)
         if hit and not (hit.severity == "P3" and module.is_test_module()):
@@ -1180,16 +1343,17 @@ def _cors(line: int, title: str, risky: bool) -> CheckHit:
         "With credentials allowed, any website a logged-in user visits can call this API as "
         "that user and read the answers (the caller's Origin is echoed back)."
         if risky
-        else "Any website can read these responses from a visitor's browser; fine only for "
-        "truly public data.",
-        "List the trusted origins (origins=[\"https://app.example.com\"]) and allow "
-        "credentials only for those.",
+        else "Any website can read these responses from a visitor's browser; fine only for truly public data.",
+        'List the trusted origins (origins=["https://app.example.com"]) and allow credentials only for those.',
         severity="P1" if risky else "P2",
     )
 
 
 def _cors_call_hit(node: ast.Call, qualified: str, module: PyModule) -> CheckHit | None:
-    tail, where = _tail(qualified), module.where(node)
+    tail = _tail(qualified)
+    if tail not in {"CORS", "cross_origin", "add_middleware", "Middleware"}:
+        return None
+    where = module.where(node)
     if tail in {"CORS", "cross_origin"} and qualified.startswith("flask_cors"):
         if not _flask_cors_open(node):
             return None
@@ -1284,7 +1448,7 @@ def _header_hit(node: ast.AST, module: PyModule) -> CheckHit | None:
 )
 def permissive_cors(module: PyModule) -> Iterator[CheckHit]:
     imports = _imports(module.tree)
-    for node in ast.walk(module.tree):
+    for node in module.nodes:
         hit = None
         if isinstance(node, ast.Call):
             hit = _cors_call_hit(node, _qualified(node, imports), module)
@@ -1355,7 +1519,7 @@ def _debug_assignment(node: ast.Assign, module: PyModule) -> str | None:
 
             app = FastAPI(debug=True)
         """),
-        "app.config[\"DEBUG\"] = True\n",
+        'app.config["DEBUG"] = True\n',
     ],
     no_match=[
         _code("""
@@ -1375,7 +1539,7 @@ def _debug_assignment(node: ast.Assign, module: PyModule) -> str | None:
 def debug_enabled(module: PyModule) -> Iterator[CheckHit]:
     if module.is_test_module():
         return
-    for node in ast.walk(module.tree):
+    for node in module.nodes:
         switch = None
         if isinstance(node, ast.Call):
             switch = _debug_call(node)
@@ -1387,8 +1551,7 @@ def debug_enabled(module: PyModule) -> Iterator[CheckHit]:
                 f"Debug mode on in code: {switch} {module.where(node)}",
                 "Debug mode shows stack traces, settings and source to any client, and "
                 "Werkzeug's debugger gives whoever reaches it a Python console on the server.",
-                "Read the flag from the environment (default off) and keep it off in deployed "
-                "settings.",
+                "Read the flag from the environment (default off) and keep it off in deployed settings.",
             )
 
 
@@ -1397,18 +1560,43 @@ def debug_enabled(module: PyModule) -> Iterator[CheckHit]:
 
 
 RESPONSE_CALLS = {
-    "jsonify", "JSONResponse", "JsonResponse", "HttpResponse", "HttpResponseServerError",
-    "Response", "make_response", "PlainTextResponse", "HTMLResponse", "abort", "HTTPException",
-    "json_response", "render_template",
+    "jsonify",
+    "JSONResponse",
+    "JsonResponse",
+    "HttpResponse",
+    "HttpResponseServerError",
+    "Response",
+    "make_response",
+    "PlainTextResponse",
+    "HTMLResponse",
+    "abort",
+    "HTTPException",
+    "json_response",
+    "render_template",
 }
 BROAD_EXCEPTIONS = {"Exception", "BaseException"}
 INTERNAL_EXCEPTIONS = {
-    "DatabaseError", "OperationalError", "IntegrityError", "ProgrammingError", "SQLAlchemyError",
-    "DBAPIError", "OSError", "IOError", "RuntimeError", "ConnectionError", "RequestException",
-    "HTTPError", "ClientError", "BotoCoreError", "Error",
+    "DatabaseError",
+    "OperationalError",
+    "IntegrityError",
+    "ProgrammingError",
+    "SQLAlchemyError",
+    "DBAPIError",
+    "OSError",
+    "IOError",
+    "RuntimeError",
+    "ConnectionError",
+    "RequestException",
+    "HTTPError",
+    "ClientError",
+    "BotoCoreError",
+    "Error",
 }
 TRACEBACK_CALLS = {
-    "traceback.format_exc", "traceback.format_exception", "traceback.format_tb", "format_exc",
+    "traceback.format_exc",
+    "traceback.format_exception",
+    "traceback.format_tb",
+    "format_exc",
 }
 
 
@@ -1423,6 +1611,13 @@ def _names(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
+def _rooted(node: ast.AST, name: str) -> bool:
+    """``e`` or ``e.orig`` / ``e.args[0]``: an expression reading the exception ``name``."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return _names(node, name)
+
+
 def _leak(node: ast.AST, name: str | None) -> str | None:
     """The exception detail an expression carries: str(e), e.args, traceback.format_exc()..."""
     for sub in ast.walk(node):
@@ -1431,8 +1626,8 @@ def _leak(node: ast.AST, name: str | None) -> str | None:
         if name is None:
             continue
         converted = isinstance(sub, ast.Call) and call_name(sub) in {"str", "repr", "format"}
-        if converted and isinstance(sub, ast.Call) and sub.args and _names(sub.args[0], name):
-            return f"{call_name(sub)}({name})"
+        if converted and isinstance(sub, ast.Call) and sub.args and _rooted(sub.args[0], name):
+            return f"{call_name(sub)}({_short(sub.args[0])})"
         if isinstance(sub, ast.FormattedValue) and _names(sub.value, name):
             return f"{{{name}}} in an f-string"
         detail = isinstance(sub, ast.Attribute) and sub.attr in {"args", "message"}
@@ -1443,8 +1638,7 @@ def _leak(node: ast.AST, name: str | None) -> str | None:
 
 def _status(node: ast.AST) -> int | None:
     codes = [
-        n.value for n in ast.walk(node)
-        if isinstance(n, ast.Constant) and type(n.value) is int and 400 <= n.value < 600
+        n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and type(n.value) is int and 400 <= n.value < 600
     ]
     return max(codes) if codes else None
 
@@ -1534,7 +1728,7 @@ def _client_sinks(handler: ast.ExceptHandler, routed: bool) -> Iterator[ast.AST]
     ],
 )
 def error_leak(module: PyModule) -> Iterator[CheckHit]:
-    for handler in ast.walk(module.tree):
+    for handler in module.nodes:
         if not isinstance(handler, ast.ExceptHandler):
             continue
         internal = bool(_caught(handler) & (BROAD_EXCEPTIONS | INTERNAL_EXCEPTIONS))
@@ -1568,12 +1762,25 @@ AUTH_WORDS = re.compile(
     r"api_key|is_authenticated|requires_|signed_in|logged_in|get_jwt_identity",
     re.IGNORECASE,
 )
-DEPENDS_AUTH = re.compile(
-    r"auth(?!or(?!i))|user|token|verify|permission|admin|api_key|principal|scope", re.IGNORECASE
-)
+DEPENDS_AUTH = re.compile(r"auth(?!or(?!i))|user|token|verify|permission|admin|api_key|principal|scope", re.IGNORECASE)
 PUBLIC_WORDS = {
-    "login", "logout", "signin", "signup", "register", "registration", "forgot", "reset", "health",
-    "healthz", "webhook", "webhooks", "callback", "oauth", "ping", "token", "public",
+    "login",
+    "logout",
+    "signin",
+    "signup",
+    "register",
+    "registration",
+    "forgot",
+    "reset",
+    "health",
+    "healthz",
+    "webhook",
+    "webhooks",
+    "callback",
+    "oauth",
+    "ping",
+    "token",
+    "public",
 }
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 DJANGO_METHOD_DECORATORS = {"require_POST": ["POST"], "require_http_methods": [], "api_view": []}
@@ -1642,7 +1849,7 @@ def _auth_marker(function: Function, guarded: set[str]) -> str | None:
 def _guarded_receivers(module: PyModule) -> set[str]:
     """Routers/blueprints that authenticate every request (router dependencies, before_request)."""
     guarded: set[str] = set()
-    for node in ast.walk(module.tree):
+    for node in module.nodes:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             dependencies = keyword(node.value, "dependencies")
             if dependencies is not None and AUTH_WORDS.search(_short(dependencies, 300)):
@@ -1664,9 +1871,8 @@ def _public(text: str) -> bool:
 def _handlers(module: PyModule) -> list[Function]:
     found = []
     for function in _functions(module.tree):
-        top_level = module.enclosing_function(function) is None
-        django = _is_django_view(function) and top_level and bool(function.decorator_list)
-        if _route_call(function) is not None or django:
+        django = bool(function.decorator_list) and _is_django_view(function)
+        if _route_call(function) is not None or (django and not module.enclosing_function(function)):
             found.append(function)
     return found
 
@@ -1754,7 +1960,7 @@ def unauthenticated_endpoint(module: PyModule) -> Iterator[CheckHit]:
         verb = "/".join(sorted(methods)) or "Handler"
         yield CheckHit(
             function.lineno,
-            f"{verb} {path or function.name} has no auth check (other handlers here use "
+            f"{verb} {path or 'view'} has no auth check (other handlers here use "
             f"{convention}) {_where_def(module, function)}",
             "Anyone who can reach the server can call this state-changing endpoint without "
             "logging in; the module's other handlers show that authentication is expected here.",

@@ -1,0 +1,92 @@
+"""Run the per-file analyzers over chunks of sources in worker processes.
+
+detect-secrets, lizard, the pattern rules and fluxdrive's checks each look at
+one file at a time and are pure Python (or hold the GIL), so threads cannot
+use a second core. Large inputs are split into balanced chunks, each chunk is
+analyzed in a worker process by exactly the same analyzer functions, and the
+outputs are merged in chunk order - deterministic whatever the scheduling.
+Small inputs stay in-process: a worker's start-up would cost more than it saves.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from fluxdrive.config.model import StaticConfig
+from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.source import LoadedSources, Source
+
+PARALLEL_MIN_LINES = 20_000
+MAX_WORKERS = 4
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkResult:
+    """What one chunk produced: per-analyzer outputs and the secret values found."""
+
+    outputs: tuple[AnalyzerOutput, ...]
+    secrets: tuple[tuple[str, int, str], ...]
+
+
+def _chunks(sources: Sequence[Source], count: int) -> list[list[Source]]:
+    """Split sources into ``count`` chunks of similar size, keeping a stable order."""
+    buckets: list[list[Source]] = [[] for _ in range(count)]
+    sizes = [0] * count
+    for source in sorted(sources, key=lambda s: (-len(s.text), s.name)):
+        target = sizes.index(min(sizes))
+        buckets[target].append(source)
+        sizes[target] += len(source.text)
+    return [sorted(b, key=lambda s: s.name) for b in buckets if b]
+
+
+def analyze_chunk(
+    root: str, sources: Sequence[Source], names: Sequence[str], settings: StaticConfig, ruff_select: Sequence[str]
+) -> ChunkResult:
+    """Run the named per-file analyzers on one chunk (in a worker or in-process)."""
+    from fluxdrive.runtimes.static.analysis import ANALYZERS, run_one
+
+    lines = sum(s.text.count("\n") for s in sources)
+    context = AnalyzerContext(Path(root), LoadedSources(tuple(sources), (), lines), settings, tuple(ruff_select))
+    outputs = tuple(run_one(name, ANALYZERS[name], context) for name in names)
+    secrets = tuple((path, line, value) for (path, line), values in context.mask.values.items() for value in values)
+    return ChunkResult(outputs, secrets)
+
+
+def _merge(name: str, parts: Sequence[AnalyzerOutput]) -> AnalyzerOutput:
+    errors = sorted({p.error for p in parts if p.error})
+    return AnalyzerOutput(
+        name,
+        tuple(hit for part in parts for hit in part.hits),
+        tuple(note for part in parts for note in part.notes),
+        sum(p.seconds for p in parts),
+        "; ".join(errors) if errors else None,
+    )
+
+
+def run_per_file(
+    context: AnalyzerContext, names: Sequence[str], workers: int | None = None
+) -> dict[str, AnalyzerOutput]:
+    """The merged outputs of the per-file analyzers ``names`` over every source."""
+    sources = list(context.sources)
+    count = workers if workers is not None else min(os.cpu_count() or 1, MAX_WORKERS)
+    if count <= 1 or context.loaded.lines < PARALLEL_MIN_LINES or len(sources) < 2:
+        results = [analyze_chunk(str(context.root), sources, names, context.settings, context.ruff_select)]
+    else:
+        chunks = _chunks(sources, count)
+        ctx = multiprocessing.get_context("spawn")  # the caller may hold threads; never fork
+        with ProcessPoolExecutor(max_workers=len(chunks), mp_context=ctx) as pool:
+            submit: Callable[..., object] = pool.submit
+            futures = [
+                submit(analyze_chunk, str(context.root), chunk, names, context.settings, context.ruff_select)
+                for chunk in chunks
+            ]
+            results = [future.result() for future in futures]  # type: ignore[attr-defined]
+    for result in results:
+        for path, line, value in result.secrets:
+            context.mask.add(path, line, value)
+    return {name: _merge(name, [r.outputs[i] for r in results]) for i, name in enumerate(names)}
