@@ -20,6 +20,20 @@ ALLOWED = {
     "fluxdrive.verdicts": LEAVES | {"fluxdrive._paths"},
     "fluxdrive.config": LEAVES | {"fluxdrive.config"},
     "fluxdrive.agents": LEAVES | {"fluxdrive._paths", "fluxdrive.agents"},
+    "fluxdrive.workspace": LEAVES | {"fluxdrive._paths", "fluxdrive._project"},
+    # Checks are pure functions over syntax trees: nothing but their own framework.
+    "fluxdrive.runtimes.static.checks": {"fluxdrive.runtimes.static.checks"},
+    "fluxdrive.runtimes": LEAVES
+    | {
+        "fluxdrive",
+        "fluxdrive._paths",
+        "fluxdrive.agents",
+        "fluxdrive.channel",
+        "fluxdrive.config",
+        "fluxdrive.contracts",
+        "fluxdrive.runtimes",
+        "fluxdrive.verdicts",
+    },
 }
 
 

@@ -276,3 +276,35 @@ def test_cli_agent_run_and_rules_list(cli, tmp_path: Path) -> None:  # type: ign
         "fd-performance",
         "fd-user-product",
     } <= agents
+
+
+def test_parallel_and_serial_analysis_are_identical(tmp_path: Path) -> None:
+    from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext
+    from fluxdrive.runtimes.static.parallel import run_per_file
+    from fluxdrive.runtimes.static.source import load_sources
+
+    root = _copy("py-webapp", tmp_path)
+    shutil.copytree(FIXTURES / "js-webapp", root / "web")
+    shutil.copytree(FIXTURES / "plan-doc" / "docs", root / "docs")
+    names = ["secrets", "patterns", "lizard", "checks"]
+
+    def run(workers: int) -> tuple[dict[str, object], dict[tuple[str, int], set[str]]]:
+        loaded = load_sources(root, review_files(root, root), max_bytes=2_000_000)
+        context = AnalyzerContext(root, loaded, Config().static)
+        outputs = run_per_file(context, names, workers=workers)
+        return {n: (o.hits, o.notes, o.error) for n, o in outputs.items()}, context.mask.values
+
+    serial, serial_mask = run(1)
+    parallel, parallel_mask = run(2)
+    assert parallel == serial
+    assert parallel_mask == serial_mask and serial_mask
+
+
+def test_reports_are_byte_identical_across_runs(tmp_path: Path) -> None:
+    root = _copy("go-service", tmp_path)
+    _review(root, ["fd-safety", "fd-quality"])
+    first = {p.name: p.read_bytes() for p in (tmp_path / "go-service-out").glob("*.md")}
+    shutil.rmtree(tmp_path / "go-service-out")
+    _review(root, ["fd-safety", "fd-quality"])
+    second = {p.name: p.read_bytes() for p in (tmp_path / "go-service-out").glob("*.md")}
+    assert first == second and len(first) == 2

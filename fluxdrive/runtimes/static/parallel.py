@@ -59,10 +59,11 @@ def analyze_chunk(
 
 def _merge(name: str, parts: Sequence[AnalyzerOutput]) -> AnalyzerOutput:
     errors = sorted({p.error for p in parts if p.error})
+    hits = sorted((hit for part in parts for hit in part.hits), key=lambda h: (h.path, h.line, h.rule, h.title))
     return AnalyzerOutput(
         name,
-        tuple(hit for part in parts for hit in part.hits),
-        tuple(note for part in parts for note in part.notes),
+        tuple(hits),
+        tuple(sorted(note for part in parts for note in part.notes)),
         sum(p.seconds for p in parts),
         "; ".join(errors) if errors else None,
     )
@@ -74,7 +75,8 @@ def run_per_file(
     """The merged outputs of the per-file analyzers ``names`` over every source."""
     sources = list(context.sources)
     count = workers if workers is not None else min(os.cpu_count() or 1, MAX_WORKERS)
-    if count <= 1 or context.loaded.lines < PARALLEL_MIN_LINES or len(sources) < 2:
+    small = workers is None and context.loaded.lines < PARALLEL_MIN_LINES
+    if count <= 1 or small or len(sources) < 2:
         results = [analyze_chunk(str(context.root), sources, names, context.settings, context.ruff_select)]
     else:
         chunks = _chunks(sources, count)

@@ -5,10 +5,17 @@ from __future__ import annotations
 import importlib
 
 MODULES = (
-    "safety",
-    "correctness",
+    "safety_injection",
+    "safety_paths",
+    "safety_crypto",
+    "safety_settings",
+    "safety_http",
+    "correctness_values",
+    "correctness_errors",
+    "correctness_concurrency",
     "quality",
-    "performance",
+    "performance_loops",
+    "performance_io",
     "game",
     "product",
     "documents",

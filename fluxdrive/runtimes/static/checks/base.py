@@ -278,10 +278,10 @@ def string_parts(node: ast.AST) -> str:
     return " ".join(texts)
 
 
-def assignments(function: ast.AST) -> dict[str, ast.expr]:
-    """Last simple assignment ``name = value`` per name in a function body."""
+def _simple_assignments(statements: Iterable[ast.AST]) -> dict[str, ast.expr]:
+    """Last ``name = value`` / ``name: T = value`` per name among ``statements``."""
     found: dict[str, ast.expr] = {}
-    for node in ast.walk(function):
+    for node in statements:
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name):
@@ -289,6 +289,16 @@ def assignments(function: ast.AST) -> dict[str, ast.expr]:
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
             found[node.target.id] = node.value
     return found
+
+
+def assignments(function: ast.AST) -> dict[str, ast.expr]:
+    """Last simple assignment ``name = value`` per name in a function body."""
+    return _simple_assignments(ast.walk(function))
+
+
+def module_assignments(tree: ast.Module) -> dict[str, ast.expr]:
+    """Last simple assignment per name among a module's top-level statements (its constants)."""
+    return _simple_assignments(tree.body)
 
 
 def resolve(node: ast.expr, function: ast.AST | None) -> ast.expr:

@@ -13,9 +13,16 @@ import ast
 import re
 from collections.abc import Iterator
 
+from fluxdrive.runtimes.static.checks._common import (
+    Function,
+    clip,
+    example_lines,
+    function_defs,
+    in_arithmetic,
+    literal_exempt,
+    numeric_literal,
+)
 from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, python_check
-
-Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 _FRAME_FUNCTIONS = {"update", "tick", "step", "on_update", "process", "_process"}
 _FRAME_FUNCTIONS |= {"_physics_process"}
@@ -30,16 +37,6 @@ _GAME_LIBS = {"pygame", "arcade", "pyglet", "panda3d", "ursina", "pyray", "rayli
 _GAME_PATH = {"sim", "sims", "simulation", "simulator", "world", "worlds", "level", "levels"}
 _LOOP_FLAGS = re.compile(r"(?:is_|game_)?(running|run|alive|playing|game_over|done|quit|exit|finished)")
 _TRIVIAL = {0, 1, -1, 2, 0.5}
-
-
-def _src(*lines: str) -> str:
-    return "\n".join(lines) + "\n"
-
-
-def _functions(module: PyModule) -> Iterator[Function]:
-    for node in module.nodes:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            yield node
 
 
 def _mentions_dt(node: ast.AST) -> bool:
@@ -113,49 +110,8 @@ def tuning_regions(module: PyModule) -> list[ast.AST]:
     return regions
 
 
-def numeric_literal(node: ast.AST, module: PyModule) -> tuple[ast.expr, float] | None:
-    """(expression, signed value) for a number literal; ``-3`` gives the UnaryOp and -3."""
-    if not isinstance(node, ast.Constant) or isinstance(node.value, bool):
-        return None
-    if not isinstance(node.value, int | float):
-        return None
-    parent = module.parents.get(node)
-    if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.USub):
-        return parent, -node.value
-    return node, node.value
-
-
-def literal_exempt(expr: ast.expr, module: PyModule) -> bool:
-    """Indexes and slices, ``range()`` bounds and default argument values are not magic."""
-    child: ast.AST = expr
-    for parent in module.ancestors(expr):
-        if isinstance(parent, ast.Subscript) and child is parent.slice:
-            return True
-        if isinstance(parent, ast.Slice | ast.arguments):
-            return True
-        if isinstance(parent, ast.Call) and call_name(parent) == "range":
-            return child is not parent.func
-        if isinstance(parent, ast.stmt):
-            return False
-        child = parent
-    return False
-
-
-def in_arithmetic(expr: ast.expr, module: PyModule) -> str | None:
-    """ "arithmetic" / "a comparison" when ``expr`` is an operand of one, else None."""
-    parent = module.parents.get(expr)
-    if isinstance(parent, ast.BinOp):
-        return "arithmetic"
-    if isinstance(parent, ast.AugAssign) and parent.value is expr:
-        return "arithmetic"
-    if isinstance(parent, ast.Compare):
-        return "a comparison"
-    return None
-
-
 def _short(expr: ast.AST, limit: int = 30) -> str:
-    text = ast.unparse(expr)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return clip(ast.unparse(expr), limit, "...")
 
 
 def _format(value: float) -> str:
@@ -185,37 +141,37 @@ def _one_cell(value: ast.expr) -> bool:
     severity="P2",
     summary="Position/velocity changed by a fixed amount per frame in update/tick/step (no dt)",
     match=[
-        _src(
+        example_lines(
             "class Player:",
             "    def update(self):",
             "        self.x += self.speed",
             "        self.y -= 3",
         ),
-        _src(
+        example_lines(
             "class Ship:",
             "    def tick(self, keys):",
             "        if keys.left:",
             "            self.angle += 5",
         ),
-        _src(
+        example_lines(
             "def update(enemies):",
             "    for e in enemies:",
             "        e.position += e.velocity",
         ),
     ],
     no_match=[
-        _src(
+        example_lines(
             "class Player:",
             "    def update(self, dt):",
             "        self.x += self.speed * dt",
         ),
-        _src(
+        example_lines(
             "class Ship:",
             "    def tick(self, keys, delta_time):",
             "        if keys.left:",
             "            self.angle += self.turn_rate * delta_time",
         ),
-        _src(
+        example_lines(
             "class Stats:",
             "    def update(self, row):",
             "        self.count += 1",
@@ -224,7 +180,7 @@ def _one_cell(value: ast.expr) -> bool:
     ],
 )
 def frame_dependent_update(module: PyModule) -> Iterator[CheckHit]:
-    for function in _functions(module):
+    for function in function_defs(module.nodes):
         if function.name not in _FRAME_FUNCTIONS or _mentions_dt(function):
             continue
         for node in ast.walk(function):
@@ -322,43 +278,43 @@ def _global_random_calls(module: PyModule) -> list[tuple[ast.Call, str]]:
     severity="P2",
     summary="Gameplay/simulation code draws from the unseeded global random generator",
     match=[
-        _src(
+        example_lines(
             "import random",
             "def spawn_enemy(world):",
             "    x = random.randint(0, world.width)",
             "    world.add(Enemy(x, random.choice(KINDS)))",
         ),
-        _src(
+        example_lines(
             "from random import uniform",
             "class Weather:",
             "    def update(self):",
             "        self.wind = uniform(-WIND, WIND)",
         ),
-        _src(
+        example_lines(
             "import random",
             "def roll(sides):",
             "    return random.randint(1, sides)",
         ),
     ],
     no_match=[
-        _src(
+        example_lines(
             "import random",
             "def spawn_enemy(world, rng: random.Random):",
             "    x = rng.randint(0, world.width)",
             "    world.add(Enemy(x, rng.choice(KINDS)))",
         ),
-        _src(
+        example_lines(
             "import random",
             "random.seed(SEED)",
             "def roll(sides):",
             "    return random.randint(1, sides)",
         ),
-        _src(
+        example_lines(
             "import random",
             "def generate_token():",
             "    return ''.join(random.choice(ALPHABET) for _ in range(8))",
         ),
-        _src(
+        example_lines(
             "import random",
             "def pick_greeting():",
             "    return random.choice(GREETINGS)",
@@ -432,20 +388,20 @@ def tuning_literals(module: PyModule) -> Iterator[tuple[ast.expr, float, str, as
     severity="P3",
     summary="Gameplay numbers (speeds, damage, spawn rates) hard-coded in update/tick/game loops",
     match=[
-        _src(
+        example_lines(
             "import pygame",
             "class Player:",
             "    def update(self):",
             "        if self.hp < 25:",
             "            self.speed = self.base_speed * 0.6",
         ),
-        _src(
+        example_lines(
             "def step(world, dt):",
             "    world.spawn_timer += dt",
             "    if world.spawn_timer > 3.5:",
             "        world.spawn_enemy()",
         ),
-        _src(
+        example_lines(
             "import pygame",
             "running = True",
             "while running:",
@@ -454,20 +410,20 @@ def tuning_literals(module: PyModule) -> Iterator[tuple[ast.expr, float, str, as
         ),
     ],
     no_match=[
-        _src(
+        example_lines(
             "import pygame",
             "class Player:",
             "    def update(self):",
             "        if self.hp < TUNING.low_hp:",
             "            self.speed = self.base_speed * TUNING.wounded_speed",
         ),
-        _src(
+        example_lines(
             "def step(world, dt):",
             "    world.spawn_timer += dt",
             "    if world.spawn_timer > world.level.spawn_interval:",
             "        world.spawn_enemy()",
         ),
-        _src(
+        example_lines(
             "class Cache:",
             "    def update(self, key, value):",
             "        if len(self.items) > 500:",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from fluxdrive.runtimes.static.checks._common import Function, example_lines, qualified_name
 from fluxdrive.runtimes.static.checks.base import (
     CheckHit,
     PyModule,
@@ -19,12 +20,6 @@ from fluxdrive.runtimes.static.checks.base import (
     keyword,
     python_check,
 )
-
-Function = ast.FunctionDef | ast.AsyncFunctionDef
-
-
-def _src(*lines: str) -> str:
-    return "\n".join(lines) + "\n"
 
 
 def _imported_from(module: PyModule) -> dict[str, str]:
@@ -39,16 +34,6 @@ def _imported_from(module: PyModule) -> dict[str, str]:
             for alias in node.names:
                 names[alias.asname or alias.name] = f"{node.module.split('.')[0]}.{alias.name}"
     return names
-
-
-def _canonical(call: ast.Call, imports: dict[str, str]) -> str:
-    """``click.option`` for both ``click.option(...)`` and ``option(...)`` imported from click."""
-    name = call_name(call)
-    head, _, rest = name.partition(".")
-    origin = imports.get(head)
-    if origin is None:
-        return name
-    return f"{origin}.{rest}" if rest else origin
 
 
 def _lacks_help(call: ast.Call) -> bool:
@@ -103,7 +88,7 @@ def _option_hits(module: PyModule, imports: dict[str, str]) -> Iterator[tuple[as
     for node in module.nodes:
         if not isinstance(node, ast.Call) or not _lacks_help(node):
             continue
-        name = _canonical(node, imports)
+        name = qualified_name(node, imports)
         method = name.rsplit(".", 1)[-1]
         argparse_like = method.startswith("add_") and _argparse_call(node, uses_argparse)
         if method == "add_argument" and argparse_like:
@@ -154,14 +139,14 @@ def _command_hits(module: PyModule, imports: dict[str, str]) -> Iterator[tuple[a
     severity="P3",
     summary="CLI options, arguments, subcommands or commands that --help cannot describe",
     match=[
-        _src(
+        example_lines(
             "import argparse",
             "def build_parser():",
             "    parser = argparse.ArgumentParser(description='Sync files.')",
             "    parser.add_argument('--dry-run', action='store_true')",
             "    return parser",
         ),
-        _src(
+        example_lines(
             "import click",
             "@click.command()",
             "@click.option('--retries', default=3, help='How often to retry.')",
@@ -169,14 +154,14 @@ def _command_hits(module: PyModule, imports: dict[str, str]) -> Iterator[tuple[a
             "def deploy(retries, force):",
             "    '''Deploy the current build.'''",
         ),
-        _src(
+        example_lines(
             "import typer",
             "app = typer.Typer()",
             "@app.command()",
             "def sync(path: str = typer.Argument(..., help='Folder to sync.')):",
             "    run(path)",
         ),
-        _src(
+        example_lines(
             "from typing import Annotated",
             "import typer",
             "def main(count: Annotated[int, typer.Option('--count', '-n')] = 1):",
@@ -184,7 +169,7 @@ def _command_hits(module: PyModule, imports: dict[str, str]) -> Iterator[tuple[a
         ),
     ],
     no_match=[
-        _src(
+        example_lines(
             "import argparse",
             "def build_parser():",
             "    parser = argparse.ArgumentParser(description='Sync files.')",
@@ -193,7 +178,7 @@ def _command_hits(module: PyModule, imports: dict[str, str]) -> Iterator[tuple[a
             "    sub.add_parser('init', help='Create a config file.')",
             "    return parser",
         ),
-        _src(
+        example_lines(
             "import click",
             "@click.command()",
             "@click.argument('src')",
@@ -201,7 +186,7 @@ def _command_hits(module: PyModule, imports: dict[str, str]) -> Iterator[tuple[a
             "def deploy(src, force):",
             "    '''Deploy SRC to the server.'''",
         ),
-        _src(
+        example_lines(
             "import typer",
             "app = typer.Typer()",
             "@app.command(help='Sync a folder to the bucket.')",

@@ -10,20 +10,16 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, python_check
-from fluxdrive.runtimes.static.checks.game import (
+from fluxdrive.runtimes.static.checks._common import (
+    example_lines,
     in_arithmetic,
     literal_exempt,
     numeric_literal,
-    tuning_literals,
 )
+from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, python_check
+from fluxdrive.runtimes.static.checks.game import tuning_literals
 
-Function = ast.FunctionDef | ast.AsyncFunctionDef
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
-
-
-def _src(*lines: str) -> str:
-    return "\n".join(lines) + "\n"
 
 
 # --------------------------------------------------------------------------
@@ -68,14 +64,14 @@ def _public_definitions(module: PyModule) -> Iterator[tuple[Definition, str]]:
     severity="P3",
     summary="Public module-level function, class or method (over 3 statements) without a docstring",
     match=[
-        _src(
+        example_lines(
             "def load_config(path):",
             "    with open(path) as fh:",
             "        data = json.load(fh)",
             "    data.setdefault('debug', False)",
             "    return Config(**data)",
         ),
-        _src(
+        example_lines(
             "class Cart:",
             "    '''A shopping cart.'''",
             "    def total(self):",
@@ -86,7 +82,7 @@ def _public_definitions(module: PyModule) -> Iterator[tuple[Definition, str]]:
         ),
     ],
     no_match=[
-        _src(
+        example_lines(
             "def load_config(path):",
             "    '''Read the JSON config at path, defaulting debug to False.'''",
             "    with open(path) as fh:",
@@ -94,14 +90,14 @@ def _public_definitions(module: PyModule) -> Iterator[tuple[Definition, str]]:
             "    data.setdefault('debug', False)",
             "    return Config(**data)",
         ),
-        _src(
+        example_lines(
             "def _load(path):",
             "    with open(path) as fh:",
             "        data = json.load(fh)",
             "    data.setdefault('debug', False)",
             "    return data",
         ),
-        _src(
+        example_lines(
             "class Cart:",
             "    '''A shopping cart.'''",
             "    def __init__(self, items, tax_rate):",
@@ -212,32 +208,32 @@ def _skip_literal(expr: ast.expr, value: float, module: PyModule) -> bool:
     severity="P3",
     summary="Unexplained numeric literal in a comparison, arithmetic or call inside a function",
     match=[
-        _src(
+        example_lines(
             "def can_rent(driver):",
             "    return driver.age > 25 and driver.points < 7",
         ),
-        _src(
+        example_lines(
             "def price_with_fee(amount):",
             "    return amount * 1.175",
         ),
-        _src(
+        example_lines(
             "def connect(host):",
             "    return Client(host, 8443, retries=5)",
         ),
     ],
     no_match=[
-        _src(
+        example_lines(
             "MIN_RENTAL_AGE = 25",
             "MAX_POINTS = 7",
             "def can_rent(driver):",
             "    return driver.age > MIN_RENTAL_AGE and driver.points < MAX_POINTS",
         ),
-        _src(
+        example_lines(
             "def page(items, size=50):",
             "    for i in range(0, len(items), 25):",
             "        yield items[i:i + 25][:size]",
         ),
-        _src(
+        example_lines(
             "def handle(response):",
             "    if response.status_code == 404:",
             "        return None",

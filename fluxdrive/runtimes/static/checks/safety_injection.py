@@ -1,0 +1,557 @@
+"""fd-safety checks: untrusted data run as code (SQL, shell commands, eval/exec, unpickling).
+
+Each check follows data only within one function (a local assignment is
+followed once, a module-level constant too); that catches the common cases
+precisely and stays quiet when it cannot tell.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from fluxdrive.runtimes.static.checks._common import (
+    Function,
+    example,
+    first_arg,
+    from_request,
+    function_defs,
+    import_map,
+    is_literal,
+    module_calls,
+    name_tail,
+    positional_args,
+    qualified_name,
+    resolve_value,
+    snippet,
+)
+from fluxdrive.runtimes.static.checks.base import (
+    SQL_WORDS,
+    CheckHit,
+    CheckSeverity,
+    PyModule,
+    call_name,
+    is_constant,
+    is_dynamic_string,
+    keyword,
+    module_assignments,
+    python_check,
+    resolve,
+    string_parts,
+)
+
+# --------------------------------------------------------------------------
+# Where a value comes from
+
+
+def _bound(node: ast.expr, function: Function | None, values: dict[str, ast.expr]) -> ast.expr:
+    """Like :func:`resolve_value`, also following ``with open(p) as fh`` bindings."""
+    value = resolve_value(node, function, values)
+    if value is not node or not isinstance(node, ast.Name) or function is None:
+        return value
+    for sub in ast.walk(function):
+        for item in sub.items if isinstance(sub, ast.With | ast.AsyncWith) else []:
+            if isinstance(item.optional_vars, ast.Name) and item.optional_vars.id == node.id:
+                return item.context_expr
+    return node
+
+
+def _outside_input(node: ast.expr, function: Function | None, values: dict[str, ast.expr]) -> str | None:
+    """Where a value clearly comes from outside: the request, a parameter, the network."""
+    value = _bound(node, function, values)
+    source = from_request(value)
+    if source:
+        return source
+    if is_dynamic_string(value):
+        return "a built string"
+    params = {a.arg for a in positional_args(function) + function.args.kwonlyargs} if function else set()
+    params -= {"self", "cls"}
+    for sub in ast.walk(value):
+        if isinstance(sub, ast.Name) and sub.id in params:
+            return f"parameter `{sub.id}`"
+        if isinstance(sub, ast.Call) and name_tail(call_name(sub)) in {"recv", "recvfrom", "recv_bytes"}:
+            return "the network"
+        if isinstance(sub, ast.Call) and call_name(sub) in {"input", "sys.stdin.read", "sys.stdin.readline"}:
+            return "user input"
+    return None
+
+
+# --------------------------------------------------------------------------
+# SQL
+
+
+SQL_SINKS = (
+    "execute",
+    "executemany",
+    "executescript",
+    "raw",
+    "text",
+    "query",
+    "read_sql",
+    "read_sql_query",
+)
+
+
+def _how(node: ast.AST) -> str:
+    if isinstance(node, ast.JoinedStr):
+        return "an f-string"
+    if isinstance(node, ast.BinOp):
+        return "'%' formatting" if isinstance(node.op, ast.Mod) else "string concatenation"
+    return "str.format()"
+
+
+@python_check(
+    "py-sql-injection",
+    tag="security",
+    severity="P0",
+    summary="SQL built from runtime values (f-string, %, +, format) reaches an execute/query call",
+    match=[
+        example("""
+            def get_user(cursor, user_id):
+                cursor.execute(f"SELECT * FROM users WHERE id = {user_id}")
+        """),
+        example("""
+            def find(db, name):
+                q = "SELECT id FROM items WHERE name = '%s'" % name
+                return db.execute(q).fetchall()
+        """),
+        example("""
+            def delete(session, table, key):
+                session.execute(text("DELETE FROM " + table + " WHERE k = " + key))
+        """),
+    ],
+    no_match=[
+        example("""
+            def get_user(cursor, user_id):
+                cursor.execute("SELECT * FROM users WHERE id = %s", (user_id,))
+        """),
+        'def count(cursor):\n    cursor.execute("SELECT count(*) FROM users")\n',
+        'def log(logger, user_id):\n    logger.info(f"selected user {user_id} where needed")\n',
+    ],
+)
+def sql_injection(module: PyModule) -> Iterator[CheckHit]:
+    for node in module.nodes:
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        name = call_name(node)
+        if name.rsplit(".", 1)[-1] not in SQL_SINKS:
+            continue
+        function = module.enclosing_function(node)
+        query = node.args[0]
+        if isinstance(query, ast.Call) and call_name(query).endswith("text") and query.args:
+            query = query.args[0]
+        query = resolve(query, function)
+        if not is_dynamic_string(query) or not SQL_WORDS.search(string_parts(query)):
+            continue
+        yield CheckHit(
+            line=node.lineno,
+            title=f"SQL built with {_how(query)} reaches {name}() {module.where(node)}",
+            why=(
+                "Values are pasted into the SQL text, so a crafted value can change the query: "
+                "read or delete other rows, or run other statements."
+            ),
+            fix=(
+                'Pass values as parameters (cursor.execute("... WHERE id = %s", (user_id,))) '
+                "or use the ORM's query builder; never format SQL."
+            ),
+        )
+
+
+# --------------------------------------------------------------------------
+# Shell commands
+
+
+SHELL_ALWAYS = {
+    "os.system",
+    "os.popen",
+    "commands.getoutput",
+    "commands.getstatusoutput",
+    "subprocess.getoutput",
+    "subprocess.getstatusoutput",
+    "asyncio.create_subprocess_shell",
+}
+SHELL_OPTIONAL = {"Popen", "run", "call", "check_call", "check_output"}
+SHELL_QUOTERS = {"shlex.quote", "pipes.quote", "quote", "shlex.join"}
+
+
+def _shell_label(node: ast.Call, qualified: str) -> str | None:
+    """How the call runs a shell (``os.system(…)``), or None when it does not."""
+    if qualified in SHELL_ALWAYS:
+        return f"{call_name(node)}(…)"
+    subprocess_like = qualified.startswith("subprocess.") or "." not in qualified
+    if subprocess_like and name_tail(qualified) in SHELL_OPTIONAL and is_literal(keyword(node, "shell"), True):
+        return f"{call_name(node)}(…, shell=True)"
+    return None
+
+
+def _quoted(node: ast.expr) -> bool:
+    """Every runtime piece of a command string went through shlex.quote."""
+    if is_constant(node):
+        return True
+    if isinstance(node, ast.Call):
+        if call_name(node) in SHELL_QUOTERS:
+            return True
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "format":
+            parts = [func.value, *node.args, *(k.value for k in node.keywords)]
+            return all(_quoted(p) for p in parts)
+        return False
+    if isinstance(node, ast.JoinedStr):
+        return all(_quoted(v.value) for v in node.values if isinstance(v, ast.FormattedValue))
+    if isinstance(node, ast.BinOp):
+        return _quoted(node.left) and _quoted(node.right)
+    if isinstance(node, ast.Tuple):
+        return all(_quoted(e) for e in node.elts)
+    return False
+
+
+@python_check(
+    "py-command-injection",
+    tag="security",
+    severity="P0",
+    summary="A non-constant command string runs through a shell (shell=True, os.system, os.popen)",
+    match=[
+        example("""
+            import subprocess
+
+            def deploy(host):
+                subprocess.run(f"ssh {host} systemctl restart app", shell=True, check=True)
+        """),
+        example("""
+            import os
+
+            def archive(name):
+                cmd = "tar czf /backups/" + name + ".tgz /srv/data"
+                os.system(cmd)
+        """),
+        example("""
+            from flask import request
+            import os
+
+            def ping():
+                return os.popen(request.args["host"]).read()
+        """),
+        example("""
+            import subprocess
+
+            def run_hook(hook_cmd):
+                return subprocess.check_output(hook_cmd, shell=True)
+        """),
+    ],
+    no_match=[
+        example("""
+            import subprocess
+
+            def deploy(host):
+                subprocess.run(["ssh", host, "systemctl", "restart", "app"], check=True)
+        """),
+        example("""
+            import os
+
+            def clean():
+                os.system("rm -rf /tmp/build-cache")
+        """),
+        example("""
+            import shlex, subprocess
+
+            def deploy(host):
+                subprocess.run(f"ssh {shlex.quote(host)} uptime", shell=True)
+        """),
+        example("""
+            import subprocess
+            STATUS = "systemctl status app"
+
+            def status():
+                return subprocess.check_output(STATUS, shell=True)
+        """),
+    ],
+)
+def command_injection(module: PyModule) -> Iterator[CheckHit]:
+    imports, values = import_map(module.tree), module_assignments(module.tree)
+    for node in module_calls(module):
+        label = _shell_label(node, qualified_name(node, imports))
+        command = first_arg(node, "args", "cmd", "command") if label else None
+        if label is None or command is None:
+            continue
+        built = resolve_value(command, module.enclosing_function(node), values)
+        if isinstance(built, ast.List | ast.Tuple):  # with a shell only the first item is run
+            built = built.elts[0] if built.elts else ast.Constant("")
+        if _quoted(built):
+            continue
+        source = from_request(built)
+        strong = is_dynamic_string(built) or source is not None
+        call = label.replace("…", snippet(command, 30), 1)
+        origin = f"built from {source or 'runtime data'}" if strong else f"from `{snippet(command)}`"
+        yield CheckHit(
+            line=node.lineno,
+            title=f"Command {origin} runs through a shell: {call} {module.where(node)}",
+            why=(
+                "The shell parses the whole string, so a value containing `;`, `&&`, `$(...)` "
+                "or backticks runs extra commands with this process's rights."
+                + ("" if strong else " Any caller that passes user-controlled text gets that.")
+            ),
+            fix=(
+                'Pass an argument list without a shell (subprocess.run(["ssh", host, ...])); '
+                "if a shell is unavoidable, wrap every runtime value in shlex.quote()."
+            ),
+            severity=None if strong else "P1",
+        )
+
+
+# --------------------------------------------------------------------------
+# eval / exec
+
+
+EVAL_NAMES = {"eval", "exec", "compile", "builtins.eval", "builtins.exec", "builtins.compile"}
+
+
+def _constant_code(node: ast.expr) -> bool:
+    if is_constant(node):
+        return True
+    compiled = isinstance(node, ast.Call) and call_name(node) == "compile" and bool(node.args)
+    return compiled and isinstance(node, ast.Call) and is_constant(node.args[0])
+
+
+def _runs_code(function: ast.AST | None) -> bool:
+    """The function also evals/execs (so its compile() is reported there, once)."""
+    calls = (call_name(n) for n in ast.walk(function) if isinstance(n, ast.Call)) if function else ()
+    return any(name_tail(c) in {"eval", "exec"} for c in calls)
+
+
+@python_check(
+    "py-eval-exec",
+    tag="security",
+    severity="P0",
+    summary="eval/exec/compile run a non-constant string as Python code",
+    match=[
+        example("""
+            def calculate(expression):
+                return eval(expression)
+        """),
+        example("""
+            from flask import request
+
+            def apply_rule():
+                code = request.form["rule"]
+                exec(code, {"__builtins__": {}})
+        """),
+        example("""
+            def make_getter(field):
+                return eval(f"lambda obj: obj.{field}")
+        """),
+    ],
+    no_match=[
+        example("""
+            import ast
+
+            def parse(value):
+                return ast.literal_eval(value)
+        """),
+        example("""
+            def setup():
+                exec("import json", globals())
+                code = compile("x + 1", "<expr>", "eval")
+                return eval(code, {"x": 1})
+        """),
+        example("""
+            import re
+
+            def pattern(word):
+                return re.compile(word)
+        """),
+        "def evaluate(model, data):\n    model.eval()\n    return model(data)\n",
+    ],
+)
+def eval_exec(module: PyModule) -> Iterator[CheckHit]:
+    shadowed = {f.name for f in function_defs(module.nodes)}
+    values = module_assignments(module.tree)
+    for node in module_calls(module):
+        name = call_name(node)
+        if name not in EVAL_NAMES or name_tail(name) in shadowed or not node.args:
+            continue
+        function = module.enclosing_function(node)
+        code = node.args[0]
+        if isinstance(code, ast.Starred) or (
+            name_tail(name) == "compile" and _runs_code(function or module.parents.get(node))
+        ):
+            continue
+        compiled = resolve_value(code, function, values)
+        if isinstance(compiled, ast.Call) and call_name(compiled) == "compile" and compiled.args:
+            code = compiled.args[0]  # exec(compile(src, ...)): judge the source text
+        if _constant_code(resolve_value(code, function, values)):
+            continue
+        origin = _outside_input(code, function, values)
+        yield CheckHit(
+            line=node.lineno,
+            title=(
+                f"{name_tail(name)}() runs code from `{snippet(code)}`"
+                f"{f' ({origin})' if origin and not origin.startswith(('param', 'a ')) else ''} "
+                f"{module.where(node)}"
+            ),
+            why=(
+                "Whatever text reaches this call runs as Python with the process's permissions; "
+                "an emptied __builtins__ does not sandbox it (object.__subclasses__() leads to os)."
+            ),
+            fix=(
+                "Parse data instead of running it: ast.literal_eval for literals, json.loads for "
+                "data, a dict of allowed operations for dispatch."
+            ),
+            severity=None if origin else "P1",
+        )
+
+
+# --------------------------------------------------------------------------
+# Deserialization
+
+
+UNPICKLERS = {
+    "pickle.load",
+    "pickle.loads",
+    "cPickle.load",
+    "cPickle.loads",
+    "_pickle.load",
+    "_pickle.loads",
+    "dill.load",
+    "dill.loads",
+    "cloudpickle.load",
+    "cloudpickle.loads",
+    "marshal.load",
+    "marshal.loads",
+    "shelve.open",
+    "jsonpickle.decode",
+    "pandas.read_pickle",
+}
+YAML_LOADS = {"yaml.load", "yaml.load_all"}
+YAML_RISKY = {"yaml.unsafe_load", "yaml.unsafe_load_all", "yaml.full_load", "yaml.full_load_all"}
+SAFE_LOADERS = {"SafeLoader", "CSafeLoader", "BaseLoader", "CBaseLoader"}
+DATA_KEYWORDS = ("data", "stream", "file", "filename", "s", "fp", "filepath_or_buffer")
+
+
+def _opens_constant(node: ast.AST, function: Function | None, values: dict[str, ast.expr]) -> bool:
+    if not isinstance(node, ast.Call) or name_tail(call_name(node)) != "open" or not node.args:
+        return False
+    return is_constant(resolve_value(node.args[0], function, values))
+
+
+def _local_file(arg: ast.expr, function: Function | None, values: dict[str, ast.expr]) -> bool:
+    """The data is a file this code opens by a fixed path (trusted as far as the disk is)."""
+    if _opens_constant(resolve(arg, function), function, values):
+        return True
+    if not isinstance(arg, ast.Name) or function is None:
+        return False
+    for node in ast.walk(function):
+        for item in node.items if isinstance(node, ast.With | ast.AsyncWith) else []:
+            bound = item.optional_vars
+            if isinstance(bound, ast.Name) and bound.id == arg.id:
+                return _opens_constant(item.context_expr, function, values)
+    return False
+
+
+def _deserializer(node: ast.Call, qualified: str) -> tuple[CheckSeverity, str] | None:
+    """(severity, format) for a deserializing call that can build arbitrary objects."""
+    if qualified in UNPICKLERS:
+        return "P0", "pickle"
+    if qualified in YAML_RISKY:
+        return "P1", "yaml"
+    if qualified in YAML_LOADS:
+        loader = keyword(node, "Loader") or (node.args[1] if len(node.args) > 1 else None)
+        if loader is None or name_tail(call_name(loader)) not in SAFE_LOADERS:
+            return "P0", "yaml"
+    return None
+
+
+@python_check(
+    "py-unsafe-deserialization",
+    tag="security",
+    severity="P0",
+    summary="pickle/marshal/dill/shelve/jsonpickle, or yaml.load without SafeLoader, on live data",
+    match=[
+        example("""
+            import pickle
+            from flask import request
+
+            def restore():
+                state = pickle.loads(request.data)
+                return state
+        """),
+        example("""
+            import yaml
+
+            def read_config(path):
+                with open(path) as fh:
+                    return yaml.load(fh, Loader=yaml.Loader)
+        """),
+        example("""
+            import base64, pickle
+
+            def from_cookie(value):
+                return pickle.loads(base64.b64decode(value))
+        """),
+        example("""
+            import yaml
+
+            def parse(text):
+                return yaml.unsafe_load(text)
+        """),
+    ],
+    no_match=[
+        example("""
+            import yaml
+
+            def read_config(path):
+                with open(path) as fh:
+                    return yaml.load(fh, Loader=yaml.SafeLoader)
+        """),
+        example("""
+            import json
+
+            def restore(body):
+                return json.loads(body)
+        """),
+        example("""
+            import yaml
+
+            def parse(text):
+                return yaml.safe_load(text)
+        """),
+        example("""
+            import pickle
+
+            def payload():
+                return pickle.dumps({"a": 1})
+        """),
+    ],
+)
+def unsafe_deserialization(module: PyModule) -> Iterator[CheckHit]:
+    imports, values = import_map(module.tree), module_assignments(module.tree)
+    for node in module_calls(module):
+        kind = _deserializer(node, qualified_name(node, imports))
+        data = first_arg(node, *DATA_KEYWORDS) if kind else None
+        function = module.enclosing_function(node) if data is not None else None
+        if kind is None or data is None or is_constant(resolve_value(data, function, values)):
+            continue
+        local = _local_file(data, function, values)
+        outside = kind[0] == "P0" and _outside_input(data, function, values) is not None
+        yaml = kind[1] == "yaml"
+        yield CheckHit(
+            line=node.lineno,
+            title=(
+                f"{call_name(node)}() deserializes `{snippet(data)}`"
+                f"{' without SafeLoader' if yaml else ''} {module.where(node)}"
+            ),
+            why=(
+                "Non-safe YAML loaders build arbitrary Python objects from tags such as "
+                "!!python/object/apply, which runs code chosen by whoever wrote the document."
+                if yaml
+                else "These formats rebuild objects by calling whatever the data names "
+                "(__reduce__), so anyone who can supply or alter the bytes runs code here."
+            )
+            + (" The path is fixed: this matters if others can write that file." if local else ""),
+            fix=(
+                "Use yaml.safe_load() (or Loader=yaml.SafeLoader)."
+                if yaml
+                else "Use a data-only format (json, msgpack); if pickle is unavoidable, sign the "
+                "bytes with hmac and verify the signature before loading."
+            ),
+            severity="P2" if local else (kind[0] if outside or kind[0] != "P0" else "P1"),
+        )
