@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from fluxdrive.config import Config, load_config
     from fluxdrive.contracts import IndexEntry, ParsedIndex
     from fluxdrive.errors import FluxdriveError
+    from fluxdrive.synthesis import Synthesis, synthesize
     from fluxdrive.verdicts import VerdictRecord
 
 try:
@@ -36,6 +37,8 @@ _LAZY = {
     "VerdictRecord": "fluxdrive.verdicts",
     "load_config": "fluxdrive.config",
     "load_roster": "fluxdrive.agents",
+    "synthesize": "fluxdrive.synthesis",
+    "Synthesis": "fluxdrive.synthesis",
 }
 _MODULES = {"channel", "contracts", "verdicts"}
 
@@ -46,12 +49,14 @@ __all__ = [
     "IndexEntry",
     "ParsedIndex",
     "PeerFinding",
+    "Synthesis",
     "VerdictRecord",
     "__version__",
     "channel",
     "contracts",
     "load_config",
     "load_roster",
+    "synthesize",
     "verdicts",
 ]
 

@@ -21,6 +21,17 @@ ALLOWED = {
     "fluxdrive.config": LEAVES | {"fluxdrive.config"},
     "fluxdrive.agents": LEAVES | {"fluxdrive._paths", "fluxdrive.agents"},
     "fluxdrive.workspace": LEAVES | {"fluxdrive._paths", "fluxdrive._project"},
+    # Synthesis is pure: it reads agent files and the channel, writes nothing.
+    "fluxdrive.synthesis": LEAVES
+    | {
+        "fluxdrive",
+        "fluxdrive._paths",
+        "fluxdrive.channel",
+        "fluxdrive.config",
+        "fluxdrive.contracts",
+        "fluxdrive.synthesis",
+    },
+    "fluxdrive.reports": LEAVES | {"fluxdrive", "fluxdrive.reports", "fluxdrive.synthesis", "fluxdrive.verdicts"},
     # Checks are pure functions over syntax trees: nothing but their own framework.
     "fluxdrive.runtimes.static.checks": {"fluxdrive.runtimes.static.checks"},
     "fluxdrive.runtimes": LEAVES
@@ -46,12 +57,14 @@ def test_public_api_is_deliberate() -> None:
         "IndexEntry",
         "ParsedIndex",
         "PeerFinding",
+        "Synthesis",
         "VerdictRecord",
         "__version__",
         "channel",
         "contracts",
         "load_config",
         "load_roster",
+        "synthesize",
         "verdicts",
     ]
     for name in fluxdrive.__all__:

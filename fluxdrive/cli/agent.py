@@ -9,12 +9,10 @@ from typing import Annotated
 import typer
 
 from fluxdrive.cli._io import out
-from fluxdrive.errors import EXIT_FAIL_ON, EXIT_NO_VERDICT, UsageError
+from fluxdrive.cli.synthesize import exit_for, fail_on_rank
+from fluxdrive.errors import UsageError
 
 app = typer.Typer(help="Run a single agent.", no_args_is_help=True)
-
-VERDICT_RANK = {"safe": 0, "needs-changes": 1, "risky": 2, "error": 3}
-FAIL_ON_RANK = {"needs-changes": 1, "risky": 2, "never": 99}
 
 
 @app.command("run")
@@ -48,8 +46,8 @@ def run(
     from fluxdrive.runtimes import AgentTask, ReviewContent, run_guarded, runtime_class
     from fluxdrive.workspace import default_output_dir, project_root, review_files
 
-    if fail_on is not None and fail_on not in FAIL_ON_RANK:
-        raise UsageError(f"unknown --fail-on value {fail_on!r}", hint="use risky, needs-changes or never")
+    if fail_on is not None:
+        fail_on_rank(fail_on)
     root = project_root(path)
     files = review_files(path, root)
     config = load_config(root).config
@@ -73,12 +71,8 @@ def run(
     task = AgentTask(agent, "", content, directory, directory / "peer-findings.jsonl", config, timeout)
     result = asyncio.run(run_guarded(runtime_impl, task))
     classified = classify_output(result.output_path)
-    verdict = classified.index.verdict
+    verdict = classified.verdict
     out(f"{agent.name}: {verdict} ({classified.reason}) -> {result.output_path}")
     for note in result.notes:
         out(f"  note: {note}")
-    if verdict == "error":
-        raise typer.Exit(EXIT_NO_VERDICT)
-    threshold = FAIL_ON_RANK[fail_on or config.output.fail_on]
-    if VERDICT_RANK[verdict] >= threshold:
-        raise typer.Exit(EXIT_FAIL_ON)
+    exit_for(verdict, fail_on or config.output.fail_on)

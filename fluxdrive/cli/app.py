@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from fluxdrive import __version__
-from fluxdrive.cli import agent, agents, config, findings, rules, verdicts
+from fluxdrive.cli import agent, agents, config, findings, rules, schema, synthesize, verdicts
 
 app = typer.Typer(
     name="fluxdrive",
@@ -52,3 +52,5 @@ app.add_typer(config.app, name="config")
 app.add_typer(agents.app, name="agents")
 app.add_typer(agent.app, name="agent")
 app.add_typer(rules.app, name="rules")
+app.add_typer(schema.app, name="schema")
+app.command("synthesize")(synthesize.synthesize_command)

@@ -166,6 +166,7 @@ class ParsedIndex:
     notes: tuple[str, ...] = ()
     violations: tuple[str, ...] = ()
     error_message: str | None = None
+    unparsed: int = 0
 
     @property
     def is_error(self) -> bool:
@@ -226,6 +227,7 @@ class _Block:
     noncanonical_ids: int = 0
     heading_level: int = 3
     headless: bool = False
+    unparsed: int = 0
 
 
 def _split_lines(text: str) -> tuple[list[_Line], bool]:
@@ -325,6 +327,9 @@ def _legacy_entry(text: str, block: _Block) -> IndexEntry | None:
     return entry
 
 
+_LOOKS_LIKE_ENTRY = re.compile(
+    r"^\s*(?:[-*+]|\d{1,3}[.)])\s+\W*(?:P[0-3]|IMP|CRITICAL|HIGH|MEDIUM|LOW|INFO)\b(?!-)", re.IGNORECASE
+)
 _TEMPLATE_LINE = re.compile(r"^\s*(?:[-*+]\s+)?\W*(?:SEVERITY\W*\|\W*ID\b|<SEVERITY>)")
 
 
@@ -370,6 +375,8 @@ def _read_line(line: _Line, block: _Block) -> bool:
             block.table |= entry is not None
     if entry is not None:
         block.entries.append(entry)
+    elif _LOOKS_LIKE_ENTRY.match(text):
+        block.unparsed += 1
     return True
 
 
@@ -379,7 +386,13 @@ def _scan_block(lines: list[_Line], start: int, fence: int, block: _Block) -> _B
     The block ends at the verdict line, at the next heading, or where the
     fence it lives in (or outside of) changes.
     """
+    opened: int | None = None
     for line in lines[start:]:
+        if line.fence != fence and opened is None and not fence and not block.entries and block.verdict_raw is None:
+            # "### Findings Index" followed by the index lines in a code fence
+            opened = fence = line.fence
+            block.fenced = True
+            continue
         if line.fence != fence or _HEADING.match(line.text):
             break
         if not _read_line(line, block):
@@ -454,6 +467,7 @@ def _front_matter_block(lines: list[_Line]) -> _Block | None:
     verdict = data.get("verdict")
     if isinstance(verdict, str):
         block.verdict_raw = verdict
+        block.verdict_line = lines[end].number
     return block if (block.entries or block.verdict_raw) else None
 
 
@@ -534,6 +548,8 @@ def _parse(text: str) -> ParsedIndex:
         return ParsedIndex(found=False, notes=tuple(notes), violations=empty)
     notes += _block_notes(block)
     violations = ["word severities mapped to P0..P3"] if block.word_severity else []
+    if block.unparsed:
+        violations.append(f"{block.unparsed} index line(s) could not be parsed")
     declared, verdict, error_message = _verdict_of(block, lines, violations)
     return ParsedIndex(
         entries=tuple(block.entries),
@@ -543,4 +559,5 @@ def _parse(text: str) -> ParsedIndex:
         notes=tuple(notes),
         violations=tuple(violations),
         error_message=error_message,
+        unparsed=block.unparsed,
     )

@@ -9,6 +9,7 @@ lives) and the tail (where the sentinel lives), never whole.
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +46,11 @@ class OutputClassification:
     has_sentinel: bool = False
     truncated_read: bool = False
 
+    @property
+    def verdict(self) -> str:
+        """The output's verdict: ``error`` for failed agents, else derived from the index."""
+        return "error" if self.status is OutputStatus.ERROR else self.index.verdict
+
 
 def read_head_and_tail(path: Path) -> tuple[str, bool, bool]:
     """(head text, sentinel present, whether the head was cut short)."""
@@ -63,6 +69,20 @@ def read_head_and_tail(path: Path) -> tuple[str, bool, bool]:
     return text, sentinel, cut
 
 
+_FAILURE = re.compile(
+    r"(?i)^(?:.*\b(?:failed|crashed|aborted|killed)\b.*\(?exit(?: code| status)?:?\s*\d+\)?.*"
+    r"|traceback \(most recent call last\):.*)$"
+)
+
+
+def _failure_line(body: str) -> str | None:
+    """A tool's failure banner (``Oracle failed (exit 124)``) in a report with no index."""
+    for line in reversed(body.strip().splitlines()[-30:]):
+        if _FAILURE.match(line.strip()):
+            return " ".join(line.split())[:200]
+    return None
+
+
 def classify_text(text: str, *, sentinel: bool | None = None) -> OutputClassification:
     """Classify an output given its text (see :func:`classify_output`)."""
     signed = has_sentinel(text) if sentinel is None else sentinel
@@ -74,6 +94,9 @@ def classify_text(text: str, *, sentinel: bool | None = None) -> OutputClassific
     if index.is_error:
         reason = f"agent error: {index.error_message or 'no message'}"
         return OutputClassification(OutputStatus.ERROR, reason, index, False, partial, signed)
+    failure = _failure_line(body) if not index.found else None
+    if failure is not None:
+        return OutputClassification(OutputStatus.ERROR, f"agent failed: {failure}", index, False, partial, signed)
     if not index.found:
         return OutputClassification(
             OutputStatus.MALFORMED,
@@ -87,7 +110,7 @@ def classify_text(text: str, *, sentinel: bool | None = None) -> OutputClassific
     if partial:
         problems.insert(0, "report was cut off at the timeout")
     if problems:
-        usable = bool(index.entries) or index.declared_verdict is not None
+        usable = bool(index.entries) or (index.declared_verdict is not None and not index.unparsed)
         return OutputClassification(OutputStatus.MALFORMED, "; ".join(problems), index, usable, partial, signed)
     count = len(index.entries)
     reason = f"{count} finding{'s' if count != 1 else ''}, verdict {index.verdict}"

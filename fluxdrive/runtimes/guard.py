@@ -38,7 +38,7 @@ def _summary(task: AgentTask) -> tuple[str, str]:
     shown = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"
     top = next((e for e in index.findings if e.severity in ("P0", "P1")), None)
     headline = f": {top.title}" if top else ""
-    status = verdicts.STATUS_FOR_VERDICT[index.verdict]
+    status = verdicts.STATUS_FOR_VERDICT[result.verdict]
     if result.status is OutputStatus.MALFORMED:
         status = "NEEDS_ATTENTION"
         shown += f" (malformed: {result.reason})"

@@ -140,6 +140,7 @@ def build_entries(
                 section=clean_field(hit.section or hit.path) or hit.path,
                 title=_title(finding, mask) or hit.rule,
                 location=clean_field(f"{hit.path}:{hit.line}"),
+                extra=(clean_field(f"rule:{hit.rule}"),),
             )
         )
         details[identifier] = _detail(finding, mask)

@@ -63,7 +63,7 @@ def _hit(source: Source, line: int, secrets: list[Any], lines: list[str]) -> Hit
     path, reported, also = source.location(line)
     in_test = any(hint in source.path.lower() for hint in TEST_HINTS)
     return Hit(
-        rule=f"detect-secrets:{kind}",
+        rule=f"detect-secrets:{kind.lower().replace(' ', '-')}",
         claim=Claim("secrets", "secrets"),
         severity="P2" if in_test else "P0",
         path=path,

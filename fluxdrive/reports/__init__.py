@@ -1,0 +1,19 @@
+"""Renderers of a synthesis: findings.json, summary.md, SARIF and the console report."""
+
+from fluxdrive.reports.console import render_console
+from fluxdrive.reports.findings_json import build_document, json_schema, render_json
+from fluxdrive.reports.sarif import build_sarif, render_sarif
+from fluxdrive.reports.summary_md import render_summary
+from fluxdrive.reports.write import OUTPUT_FILES, write_reports
+
+__all__ = [
+    "OUTPUT_FILES",
+    "build_document",
+    "build_sarif",
+    "json_schema",
+    "render_console",
+    "render_json",
+    "render_sarif",
+    "render_summary",
+    "write_reports",
+]

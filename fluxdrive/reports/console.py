@@ -1,0 +1,87 @@
+"""The short report a caller reads on stdout (PROTOCOL.md 5.8 and 11).
+
+Verdict and completion first, then findings by severity with convergence and
+a warning on single-agent P0/P1, the heat map, conflicts and the timeline in
+one line each, and the paths of every output. It is built as plain text to a
+character budget (4,000 by default: a 7-agent review must cost a calling
+assistant well under 1,000 tokens); what does not fit is counted, never cut
+mid-line. ``verbose`` lists everything.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from fluxdrive.synthesis import Finding, Synthesis
+
+TITLE_WIDTH = 96
+
+
+def _finding_line(finding: Finding) -> str:
+    title = finding.title if len(finding.title) <= TITLE_WIDTH else finding.title[: TITLE_WIDTH - 1] + "…"
+    warning = " [single agent]" if finding.convergence <= 1 and finding.severity in ("P0", "P1") else ""
+    where = f" {finding.location}" if finding.location else ""
+    return f"  {finding.id:<6} {finding.convergence_label:>5}{warning} {title}{where}"
+
+
+def _footer(result: Synthesis, files: list[Path]) -> list[str]:
+    sections = Counter(f.section for f in result.findings)
+    lines = []
+    if sections:
+        hot = ", ".join(
+            f"{section} ({count})" for section, count in sorted(sections.items(), key=lambda i: (-i[1], i[0]))[:5]
+        )
+        lines.append(f"Heat map: {hot}")
+    if result.conflicts:
+        kinds = Counter(c.kind for c in result.conflicts)
+        lines.append("Conflicts: " + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) + " (see summary.md)")
+    line = result.timeline
+    if line.entries:
+        lines.append(
+            f"Timeline: {len(line.entries)} shared finding(s), {len(line.of_kind('adjustment'))} adjustment(s), "
+            f"{len(line.of_kind('contradiction'))} unresolved contradiction(s)"
+        )
+    if files:
+        directory = files[0].parent
+        lines.append(f"Files in {directory}: {', '.join(p.name for p in files)}")
+    return lines
+
+
+def render_console(result: Synthesis, files: list[Path], *, budget: int = 4000, verbose: bool = False) -> str:
+    """The stdout report, at most ``budget`` characters unless ``verbose``."""
+    counts = result.counts()
+    shown = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"
+    head = [
+        f"Verdict: {result.verdict.upper()} ({shown})",
+        f"{result.validation_line}; {len(result.improvements)} improvement(s) suggested",
+    ]
+    if result.early_stop:
+        head.append(
+            f"Early stop: {len(result.skipped_agents)} Stage 2 agent(s) not launched; convergence counts Stage 1 only"
+        )
+    failed = [f"{a} ({o.reason})" for a, o in result.outputs.items() if o.failed]
+    if failed:
+        head.append("Failed: " + "; ".join(failed)[:300])
+    footer = _footer(result, files)
+    used = sum(len(line) + 1 for line in head + footer)
+    body: list[str] = []
+    omitted: Counter[str] = Counter()
+    current = None
+    for finding in result.findings:
+        line = _finding_line(finding)
+        header = f"{finding.severity}:" if finding.severity != current else None
+        cost = len(line) + 1 + (len(header) + 1 if header else 0)
+        reserve = 80  # room for the "not shown" line
+        if not verbose and used + cost + reserve > budget:
+            omitted[finding.severity] += 1
+            continue
+        if header:
+            body.append(header)
+            current = finding.severity
+        body.append(line)
+        used += cost
+    if omitted:
+        parts = ", ".join(f"{n} {s}" for s, n in sorted(omitted.items()))
+        body.append(f"  ... and {parts} more (see summary.md or --verbose)")
+    return "\n".join([*head, *body, *footer]) + "\n"

@@ -1,0 +1,279 @@
+"""``findings.json``: the machine-readable result of a review (PROTOCOL.md 5.7).
+
+The document is a pydantic model, so its JSON Schema is generated from the
+same code that writes it (``fluxdrive schema findings`` prints it) and every
+produced file can be validated against it. Field order is fixed and every
+list is sorted: the same synthesis renders byte for byte the same, apart
+from ``reviewed`` and ``synthesis_timestamp``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from fluxdrive.synthesis import PROTOCOL_VERSION, Finding, Synthesis
+
+SCHEMA_VERSION = 1
+Severity = Literal["P0", "P1", "P2", "P3"]
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ProvenanceOut(_Out):
+    """Who produced an agent's findings."""
+
+    provider: str
+    model_family: str
+    model_id: str
+
+
+class FindingOut(_Out):
+    """One merged finding."""
+
+    id: str = Field(pattern=r"^P[0-3]-\d+$")
+    severity: Severity
+    agents: list[str]
+    section: str
+    title: str
+    location: str | None
+    locations: list[str]
+    convergence: int = Field(ge=0, description="N: completed agents that reported it")
+    population: int = Field(ge=0, description="M: completed agents that received its content")
+    convergence_ratio: str = Field(description="N/M")
+    confidence: Literal["low", "medium", "high"]
+    cross_family_convergence: int = Field(ge=1)
+    weighted_convergence: float
+    provenance: dict[str, ProvenanceOut]
+    co_located: bool
+    co_located_with: list[str]
+    cross_references: list[str]
+    severity_conflict: dict[str, Severity] | None
+    recommendations: dict[str, str] | None
+    verification_recommended: bool
+    partial: bool
+    from_prose: bool
+    beyond_slice: list[str]
+    descriptions: dict[str, str]
+    source_ids: dict[str, str]
+    rules: list[str]
+    discovered_by: str | None
+    acknowledged_by: list[str]
+
+
+class ImprovementOut(_Out):
+    """A P2/P3 suggestion that is not a defect."""
+
+    id: str = Field(pattern=r"^IMP-\d+$")
+    severity: Severity
+    agents: list[str]
+    section: str
+    title: str
+    location: str | None
+    descriptions: dict[str, str]
+
+
+class AgentOut(_Out):
+    """How one agent's report validated."""
+
+    name: str
+    status: Literal["valid", "error", "malformed", "missing"]
+    reason: str
+    partial: bool
+    findings: int
+    provenance: ProvenanceOut
+
+
+class TimelineEntryOut(_Out):
+    """One line of the peer-findings channel."""
+
+    timestamp: str
+    agent: str
+    severity: Literal["blocking", "notable"]
+    category: str
+    summary: str
+    file_refs: list[str]
+
+
+class TimelineEventOut(_Out):
+    """How a later report related to a blocking finding."""
+
+    kind: Literal["adjustment", "disagreement", "contradiction"]
+    agent: str
+    blocking_agent: str
+    summary: str
+    location: str | None
+    detail: str
+
+
+class TimelineOut(_Out):
+    """The channel in time order and the counts summary.md reports."""
+
+    entries: list[TimelineEntryOut]
+    adjustments: int
+    disagreements: int
+    unresolved_contradictions: int
+    events: list[TimelineEventOut]
+
+
+class ConflictOut(_Out):
+    """Something the agents disagree on."""
+
+    kind: Literal["severity", "recommendation", "contradiction", "disagreement"]
+    finding: str | None
+    text: str
+
+
+class FindingsDocument(_Out):
+    """The whole of findings.json."""
+
+    schema_version: int = SCHEMA_VERSION
+    synthesis_protocol_version: str = PROTOCOL_VERSION
+    reviewed: str
+    input: str
+    input_type: str
+    verdict: Literal["safe", "needs-changes", "risky", "error"]
+    counts: dict[Severity, int]
+    validation: str
+    agents_launched: list[str]
+    agents_completed: list[str]
+    agents_failed: list[str]
+    agents_partial: list[str]
+    agents: list[AgentOut]
+    findings: list[FindingOut]
+    improvements: list[ImprovementOut]
+    early_stop: bool
+    skipped_agents: list[str]
+    content_routing_active: bool
+    timeline: TimelineOut
+    conflicts: list[ConflictOut]
+    notes: list[str]
+    synthesis_timestamp: str
+
+
+def _provenance(record: Any) -> ProvenanceOut:
+    return ProvenanceOut(provider=record.provider, model_family=record.model_family, model_id=record.model_id)
+
+
+def _finding(finding: Finding) -> FindingOut:
+    return FindingOut(
+        id=finding.id,
+        severity=finding.severity,
+        agents=finding.agents,
+        section=finding.section,
+        title=finding.title,
+        location=finding.location,
+        locations=finding.locations,
+        convergence=finding.convergence,
+        population=finding.population,
+        convergence_ratio=finding.convergence_label,
+        confidence=finding.confidence,
+        cross_family_convergence=finding.cross_family_convergence,
+        weighted_convergence=round(finding.weighted_convergence, 3),
+        provenance={a: _provenance(p) for a, p in sorted(finding.provenance.items())},
+        co_located=finding.co_located,
+        co_located_with=finding.co_located_with,
+        cross_references=finding.cross_references,
+        severity_conflict=finding.severity_conflict,
+        recommendations=finding.recommendations,
+        verification_recommended=finding.verification_recommended,
+        partial=finding.partial,
+        from_prose=finding.from_prose,
+        beyond_slice=finding.beyond_slice,
+        descriptions=finding.descriptions,
+        source_ids=finding.source_ids,
+        rules=finding.rules,
+        discovered_by=finding.discovered_by,
+        acknowledged_by=finding.acknowledged_by,
+    )
+
+
+def build_document(result: Synthesis) -> FindingsDocument:
+    """The findings.json model of a synthesis."""
+    line = result.timeline
+    return FindingsDocument(
+        reviewed=result.reviewed,
+        input=result.input,
+        input_type=result.input_type,
+        verdict=result.verdict,
+        counts=result.counts(),
+        validation=result.validation_line,
+        agents_launched=result.agents_launched,
+        agents_completed=result.agents_completed,
+        agents_failed=result.agents_failed,
+        agents_partial=result.agents_partial,
+        agents=[
+            AgentOut(
+                name=name,
+                status=output.status.value,
+                reason=output.reason,
+                partial=output.partial,
+                findings=len(output.findings),
+                provenance=_provenance(output.provenance),
+            )
+            for name, output in result.outputs.items()
+        ],
+        findings=[_finding(f) for f in result.findings],
+        improvements=[
+            ImprovementOut(
+                id=f.id,
+                severity=f.severity,
+                agents=f.agents,
+                section=f.section,
+                title=f.title,
+                location=f.location,
+                descriptions=f.descriptions,
+            )
+            for f in result.improvements
+        ],
+        early_stop=result.early_stop,
+        skipped_agents=result.skipped_agents,
+        content_routing_active=result.content_routing_active,
+        timeline=TimelineOut(
+            entries=[
+                TimelineEntryOut(
+                    timestamp=e.timestamp,
+                    agent=e.agent,
+                    severity=e.severity,
+                    category=e.category,
+                    summary=e.summary,
+                    file_refs=list(e.file_refs),
+                )
+                for e in line.entries
+            ],
+            adjustments=len(line.of_kind("adjustment")),
+            disagreements=len(line.of_kind("disagreement")),
+            unresolved_contradictions=len(line.of_kind("contradiction")),
+            events=[
+                TimelineEventOut(
+                    kind=e.kind,
+                    agent=e.agent,
+                    blocking_agent=e.blocking_agent,
+                    summary=e.summary,
+                    location=e.location,
+                    detail=e.detail,
+                )
+                for e in line.events
+            ],
+        ),
+        conflicts=[ConflictOut(kind=c.kind, finding=c.finding, text=c.text) for c in result.conflicts],
+        notes=result.notes,
+        synthesis_timestamp=result.synthesis_timestamp,
+    )
+
+
+def render_json(result: Synthesis) -> str:
+    """findings.json text (indented, newline-terminated)."""
+    return json.dumps(build_document(result).model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+
+
+def json_schema() -> dict[str, Any]:
+    """The published JSON Schema of findings.json."""
+    schema = FindingsDocument.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "fluxdrive findings.json"
+    return schema

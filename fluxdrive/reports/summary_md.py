@@ -1,0 +1,173 @@
+"""``summary.md``: the human-readable result, sections in PROTOCOL.md 5.7's order.
+
+Verdict and metadata; key findings by severity and convergence; issues to
+address as checkboxes; improvements; the section heat map; links to each
+agent's report; conflicts; the findings timeline.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from fluxdrive.synthesis import Finding, Synthesis
+
+KEY_FINDINGS = 10
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.replace("|", "\\|").split())
+
+
+def _where(finding: Finding) -> str:
+    return f" — `{finding.location}`" if finding.location else ""
+
+
+def _warning(finding: Finding) -> str:
+    notes = []
+    if finding.convergence <= 1 and finding.severity in ("P0", "P1"):
+        notes.append("single agent")
+    if finding.verification_recommended:
+        notes.append("verification recommended")
+    if finding.partial:
+        notes.append("partial")
+    if finding.from_prose:
+        notes.append("from prose")
+    return f" ⚠ {', '.join(notes)}" if notes else ""
+
+
+def _header(result: Synthesis) -> list[str]:
+    counts = result.counts()
+    shown = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"
+    lines = [
+        f"# fluxdrive review: {result.input}",
+        "",
+        f"**Verdict: {result.verdict}** ({shown})",
+        "",
+        f"- Reviewed: {result.reviewed} ({result.input_type})",
+        f"- Agents: {len(result.agents_launched)} launched, {len(result.agents_completed)} completed"
+        f" — {result.validation_line}",
+    ]
+    if result.early_stop:
+        skipped = len(result.skipped_agents)
+        lines.append(f"- Early stop: Stage 2 not launched ({skipped} agents skipped); convergence counts Stage 1 only")
+    if result.content_routing_active:
+        lines.append(
+            "- Content routing was active: convergence counts only agents that received each finding's content"
+        )
+    lines += [f"- Note: {note}" for note in result.notes]
+    return lines
+
+
+def _key_findings(result: Synthesis) -> list[str]:
+    lines = ["", "## Key Findings", ""]
+    key = [f for f in result.findings if f.severity in ("P0", "P1")][:KEY_FINDINGS] or result.findings[:3]
+    if not key:
+        lines.append("No findings.")
+    for finding in key:
+        agents = ", ".join(finding.agents)
+        lines.append(
+            f"- **{finding.id}** {finding.title}{_where(finding)} ({finding.convergence_label} agents: {agents}; "
+            f"confidence {finding.confidence}){_warning(finding)}"
+        )
+    return lines
+
+
+def _issues(result: Synthesis) -> list[str]:
+    lines = ["", "## Issues to Address", ""]
+    if not result.findings:
+        lines.append("Nothing to address.")
+    for finding in result.findings:
+        extra = []
+        if finding.severity_conflict:
+            extra.append("severity disputed")
+        if finding.co_located_with:
+            extra.append(f"same place as {', '.join(finding.co_located_with)}")
+        if finding.cross_references:
+            extra.append(f"see also {', '.join(finding.cross_references)}")
+        suffix = f" — {'; '.join(extra)}" if extra else ""
+        lines.append(
+            f"- [ ] **{finding.id}** ({finding.severity}, {finding.convergence_label}) {finding.title}{_where(finding)}"
+            f" — {', '.join(finding.agents)}{suffix}"
+        )
+    return lines
+
+
+def _improvements(result: Synthesis) -> list[str]:
+    lines = ["", "## Improvements", ""]
+    if not result.improvements:
+        lines.append("None suggested.")
+    lines += [f"- **{i.id}** {i.title}{_where(i)} — {', '.join(i.agents)}" for i in result.improvements]
+    return lines
+
+
+def _heat_map(result: Synthesis) -> list[str]:
+    issues = Counter(f.section for f in result.findings)
+    improvements = Counter(f.section for f in result.improvements)
+    agents: dict[str, set[str]] = {}
+    for finding in [*result.findings, *result.improvements]:
+        agents.setdefault(finding.section, set()).update(finding.agents)
+    lines = ["", "## Section Heat Map", ""]
+    if not agents:
+        return [*lines, "No findings."]
+    lines += ["| Section | Issues | Improvements | Agents Reporting |", "|---|---|---|---|"]
+    for section in sorted(agents, key=lambda s: (-issues[s], -improvements[s], s)):
+        lines.append(
+            f"| {_cell(section) or '(none)'} | {issues[section]} | {improvements[section]} | {len(agents[section])} |"
+        )
+    return lines
+
+
+def _agent_reports(result: Synthesis) -> list[str]:
+    lines = ["", "## Agent Reports", ""]
+    for name, output in result.outputs.items():
+        link = f"[{output.path.name}]({output.path.name})" if output.path is not None else "(no report)"
+        state = output.status.value + (", partial" if output.partial else "")
+        lines.append(f"- {name}: {link} — {state}: {output.reason}")
+    return lines
+
+
+def _conflicts(result: Synthesis) -> list[str]:
+    lines = ["", "## Conflicts", ""]
+    if not result.conflicts:
+        lines.append("None.")
+    lines += [f"- ({conflict.kind}) {conflict.text}" for conflict in result.conflicts]
+    return lines
+
+
+def _timeline(result: Synthesis) -> list[str]:
+    line = result.timeline
+    lines = ["", "## Findings Timeline", ""]
+    if line.entries:
+        lines += ["| Time | Agent | Severity | Category | Summary |", "|---|---|---|---|---|"]
+        lines += [
+            f"| {e.timestamp} | {e.agent} | {e.severity} | {e.category} | {_cell(e.summary)} |" for e in line.entries
+        ]
+    else:
+        lines.append("No findings were shared on the peer channel.")
+    adjustments = line.of_kind("adjustment")
+    contradictions = line.of_kind("contradiction")
+    disagreements = line.of_kind("disagreement")
+    lines += [
+        "",
+        f"**Cross-agent adjustments:** {len(adjustments)} acknowledgement(s) of earlier blocking findings"
+        + (f" by {len({e.agent for e in adjustments})} agent(s)." if adjustments else "."),
+        f"**Unresolved contradictions:** {len(contradictions) or 'None'}",
+    ]
+    if disagreements:
+        lines.append(f"**Acknowledged disagreements:** {len(disagreements)}")
+    return lines
+
+
+def render_summary(result: Synthesis) -> str:
+    """summary.md text."""
+    sections = [
+        _header(result),
+        _key_findings(result),
+        _issues(result),
+        _improvements(result),
+        _heat_map(result),
+        _agent_reports(result),
+        _conflicts(result),
+        _timeline(result),
+    ]
+    return "\n".join(line for section in sections for line in section) + "\n"

@@ -1,0 +1,187 @@
+"""Find the agent reports in an output directory, validate them, collect findings.
+
+PROTOCOL.md 5.1-5.3. With a ``run.json``, the launched agents are exactly
+the ones expected: a launched agent with no ``.md`` falls back to its
+``.md.partial`` per the section 7 table (read, never rewritten), else it is
+missing. Without one, every top-level ``*.md`` that is not a known
+synthesis artifact is an agent report. Valid outputs are read index first;
+malformed ones with no usable index go through the prose fallback.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from fluxdrive._clock import parse_timestamp
+from fluxdrive.contracts import OutputStatus, classify_text, is_partial_recovery, partial_path
+from fluxdrive.contracts.outputs import read_head_and_tail
+from fluxdrive.contracts.run_manifest import AgentRecord, RunManifest
+from fluxdrive.synthesis.model import UNKNOWN_PROVENANCE, AgentOutput, RawFinding
+from fluxdrive.synthesis.prose import prose_findings
+
+NOT_AGENT_REPORTS = {
+    "summary.md",
+    "synthesis.md",
+    "findings.md",
+    "readme.md",
+    "triage-table.md",
+    "input.md",
+    "input-profile.md",
+}
+_UUID_SEGMENT = re.compile(r"^(?P<agent>.+?)\.(?:[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|[0-9a-f]{8,32})$", re.I)
+_RUN_UUID = re.compile(r"<!--\s*run-uuid:\s*([\w-]+)\s*-->")
+_RULE_FIELD = re.compile(r"^rule:\s*(\S+)$")
+
+
+@dataclass(frozen=True, slots=True)
+class Discovered:
+    """Agent name -> report file, plus notes on anything odd."""
+
+    files: dict[str, Path]
+    notes: tuple[str, ...]
+
+
+def _agent_name(path: Path) -> str | None:
+    name = path.name
+    lower = name.lower()
+    if lower in NOT_AGENT_REPORTS or lower.endswith((".reactions.md", ".reactions.error.md", ".refused.md")):
+        return None
+    stem = name[: -len(".md")]
+    match = _UUID_SEGMENT.match(stem)
+    return match.group("agent") if match else stem
+
+
+def discover(output_dir: Path, manifest: RunManifest | None) -> Discovered:
+    """Map agent names to their report files (one per agent)."""
+    notes: list[str] = []
+    claims: dict[str, list[Path]] = {}
+    for path in sorted(Path(output_dir).glob("*.md")):
+        agent = _agent_name(path)
+        if agent is not None and path.is_file():
+            claims.setdefault(agent, []).append(path)
+    files: dict[str, Path] = {}
+    for agent, paths in sorted(claims.items()):
+        if len(paths) > 1:
+            exact = [p for p in paths if p.name == f"{agent}.md"]
+            chosen = exact[0] if exact else max(paths, key=lambda p: (p.stat().st_mtime, p.name))
+            others = ", ".join(p.name for p in paths if p != chosen)
+            notes.append(f"{len(paths)} files claim agent {agent}; using {chosen.name}, ignoring {others}")
+            files[agent] = chosen
+        else:
+            files[agent] = paths[0]
+    if manifest is not None and manifest.launched:
+        launched = set(manifest.launched)
+        extra = sorted(set(files) - launched)
+        if extra:
+            notes.append(f"ignored reports of agents run.json does not list as launched: {', '.join(extra)}")
+        files = {a: p for a, p in files.items() if a in launched}
+    return Discovered(files, tuple(notes))
+
+
+def _from_index(agent: str, text: str, partial: bool) -> tuple[OutputStatus, str, bool, list[RawFinding]]:
+    classified = classify_text(text)
+    status, reason, partial = classified.status, classified.reason, partial or classified.partial
+    findings: list[RawFinding] = []
+    if classified.usable_index:
+        for entry in classified.index.entries:
+            rule = next((m.group(1) for f in entry.extra if (m := _RULE_FIELD.match(f))), None)
+            findings.append(
+                RawFinding(
+                    agent=agent,
+                    severity=entry.severity,
+                    local_id=entry.id,
+                    section=entry.section,
+                    title=entry.title,
+                    location=normalize_location(entry.location),
+                    improvement=entry.improvement,
+                    partial=partial,
+                    rule=rule,
+                )
+            )
+    elif status is OutputStatus.MALFORMED:
+        findings = prose_findings(agent, text, partial=partial)
+        reason = f"{reason}; {len(findings)} finding(s) from prose"
+    return status, reason, partial, findings
+
+
+def normalize_location(location: str | None) -> str | None:
+    """``./shop/db.py:15`` / ``shop/db.py:15-20`` -> ``shop/db.py:15``; non-locations -> None."""
+    if not location:
+        return None
+    text = location.strip().strip("`'\"()[]")
+    match = re.match(r"^(?:\./)?(.+?):(\d+)(?:[-:,]\d+)*$", text)
+    return f"{match.group(1)}:{match.group(2)}" if match else None
+
+
+def _finished(path: Path | None, recorded: str | None) -> datetime | None:
+    if recorded:
+        try:
+            return parse_timestamp(recorded)
+        except ValueError:
+            pass
+    if path is not None and path.exists():
+        return datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    return None
+
+
+def _output(
+    agent: str,
+    path: Path | None,
+    status: OutputStatus,
+    reason: str,
+    record: AgentRecord | None,
+    *,
+    partial: bool = False,
+    findings: list[RawFinding] | None = None,
+    text: str = "",
+    finished: datetime | None = None,
+) -> AgentOutput:
+    return AgentOutput(
+        agent=agent,
+        path=path,
+        status=status,
+        reason=reason,
+        partial=partial,
+        findings=tuple(findings or ()),
+        text=text,
+        provenance=record.provenance if record and record.provenance else UNKNOWN_PROVENANCE,
+        category=record.category if record else "builtin",
+        stage=record.stage if record else None,
+        finished_at=finished,
+    )
+
+
+def collect_agent(
+    output_dir: Path, agent: str, path: Path | None, manifest: RunManifest | None, run_id: str
+) -> AgentOutput:
+    """Validate one agent's report and collect its findings."""
+    record = manifest.agents.get(agent) if manifest else None
+    if path is None:
+        candidate = partial_path(output_dir, agent)
+        if not candidate.is_file():
+            outcome = record.outcome if record else "never started"
+            return _output(agent, None, OutputStatus.MISSING, f"no report ({outcome})", record)
+        text, sentinel, _cut = read_head_and_tail(candidate)
+        if not text.strip():
+            return _output(agent, candidate, OutputStatus.ERROR, "timed out before writing any output", record)
+        status, reason, partial, findings = _from_index(agent, text, not sentinel)
+        if not sentinel:
+            status, reason = OutputStatus.MALFORMED, f"report cut off at the timeout (.partial); {reason}"
+        finished = _finished(candidate, None)
+        return _output(
+            agent, candidate, status, reason, record, partial=partial, findings=findings, text=text, finished=finished
+        )
+    text, sentinel, _cut = read_head_and_tail(path)
+    uuid = _RUN_UUID.search(text[:500])
+    if run_id and uuid and uuid.group(1) != run_id:
+        return _output(agent, path, OutputStatus.MISSING, f"foreign report from run {uuid.group(1)}", record)
+    status, reason, partial, findings = _from_index(agent, text, is_partial_recovery(text))
+    if status is OutputStatus.VALID and not sentinel:
+        reason += " (no completion sentinel; accepted)"
+    finished = _finished(path, record.finished_at if record else None)
+    return _output(
+        agent, path, status, reason, record, partial=partial, findings=findings, text=text, finished=finished
+    )

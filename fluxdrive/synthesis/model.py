@@ -1,0 +1,132 @@
+"""The data synthesis works on and produces.
+
+Raw findings come from one agent each (its index, or the prose fallback);
+merged findings are what reports show. Everything here is plain data so that
+each synthesis step is a pure function and the result renders the same way
+every time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from fluxdrive.contracts import OutputStatus
+from fluxdrive.contracts.run_manifest import ProvenanceRecord
+
+SEVERITY_ORDER = {"P0": 0, "P1": 1, "P2": 2, "P3": 3}
+UNKNOWN_PROVENANCE = ProvenanceRecord(provider="unknown", model_family="unknown", model_id="unknown")
+
+
+@dataclass(frozen=True, slots=True)
+class RawFinding:
+    """One finding as one agent reported it."""
+
+    agent: str
+    severity: str
+    local_id: str
+    section: str
+    title: str
+    location: str | None = None
+    improvement: bool = False
+    from_prose: bool = False
+    partial: bool = False
+    rule: str | None = None
+
+    @property
+    def file(self) -> str | None:
+        """The file part of the location."""
+        return self.location.rsplit(":", 1)[0] if self.location else None
+
+
+@dataclass(frozen=True, slots=True)
+class AgentOutput:
+    """One agent's report after validation, with what was collected from it."""
+
+    agent: str
+    path: Path | None
+    status: OutputStatus
+    reason: str
+    partial: bool
+    findings: tuple[RawFinding, ...]
+    text: str = ""
+    provenance: ProvenanceRecord = UNKNOWN_PROVENANCE
+    category: str = "builtin"
+    stage: int | None = None
+    finished_at: datetime | None = None
+
+    @property
+    def completed(self) -> bool:
+        """Counts toward M: produced a usable report and was not cut off."""
+        return self.status in (OutputStatus.VALID, OutputStatus.MALFORMED) and not self.partial
+
+    @property
+    def failed(self) -> bool:
+        """Produced nothing usable (error stub, missing or empty)."""
+        return self.status in (OutputStatus.ERROR, OutputStatus.MISSING)
+
+
+@dataclass
+class Finding:
+    """A merged finding, as the reports show it."""
+
+    id: str
+    severity: str
+    agents: list[str]
+    section: str
+    title: str
+    locations: list[str]
+    improvement: bool = False
+    convergence: int = 0
+    population: int = 0
+    confidence: str = "low"
+    cross_family_convergence: int = 1
+    weighted_convergence: float = 0.0
+    provenance: dict[str, ProvenanceRecord] = field(default_factory=dict)
+    co_located: bool = False
+    co_located_with: list[str] = field(default_factory=list)
+    cross_references: list[str] = field(default_factory=list)
+    severity_conflict: dict[str, str] | None = None
+    recommendations: dict[str, str] | None = None
+    verification_recommended: bool = False
+    partial: bool = False
+    from_prose: bool = False
+    beyond_slice: list[str] = field(default_factory=list)
+    descriptions: dict[str, str] = field(default_factory=dict)
+    source_ids: dict[str, str] = field(default_factory=dict)
+    rules: list[str] = field(default_factory=list)
+    discovered_by: str | None = None
+    acknowledged_by: list[str] = field(default_factory=list)
+    members: list[RawFinding] = field(default_factory=list, repr=False)
+
+    @property
+    def location(self) -> str | None:
+        """The first location, if any."""
+        return self.locations[0] if self.locations else None
+
+    @property
+    def convergence_label(self) -> str:
+        """``N/M``."""
+        return f"{self.convergence}/{self.population}"
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineEvent:
+    """A relation between a blocking channel finding and a later report."""
+
+    kind: str  # "adjustment" | "contradiction" | "disagreement"
+    agent: str
+    blocking_agent: str
+    summary: str
+    location: str | None
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """Something agents disagree on, for the Conflicts section."""
+
+    kind: str  # "severity" | "recommendation" | "contradiction" | "disagreement"
+    finding: str | None
+    text: str
