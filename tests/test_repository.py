@@ -20,7 +20,19 @@ ALLOWED = {
     "fluxdrive.verdicts": LEAVES | {"fluxdrive._paths"},
     "fluxdrive.config": LEAVES | {"fluxdrive.config"},
     "fluxdrive.agents": LEAVES | {"fluxdrive._paths", "fluxdrive.agents"},
-    "fluxdrive.workspace": LEAVES | {"fluxdrive._paths", "fluxdrive._project"},
+    "fluxdrive._git": {"fluxdrive.errors"},
+    "fluxdrive.workspace": LEAVES | {"fluxdrive._git", "fluxdrive._paths", "fluxdrive._project"},
+    "fluxdrive.history": LEAVES | {"fluxdrive.config"},
+    # Triage decides from the input, the config, the roster and past feedback; it never runs agents.
+    "fluxdrive.triage": LEAVES
+    | {
+        "fluxdrive._git",
+        "fluxdrive.agents",
+        "fluxdrive.config",
+        "fluxdrive.history",
+        "fluxdrive.triage",
+        "fluxdrive.workspace",
+    },
     # Synthesis is pure: it reads agent files and the channel, writes nothing.
     "fluxdrive.synthesis": LEAVES
     | {
@@ -79,7 +91,9 @@ def _module_name(path: Path) -> str:
 def _imports(path: Path) -> set[str]:
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        if isinstance(node, ast.ImportFrom) and node.module == "fluxdrive":
+            found.update(f"fluxdrive.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module)
         elif isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)

@@ -19,6 +19,7 @@ Example front matter::
       priority_globs: ["**/auth/**", "**/*secret*"]
       hunk_keywords: [password, token]
     adjacent: [fd-correctness, fd-architecture]
+    overlaps: []              # built-in agents a narrower project agent overlaps
     exempt_from_dropout: true
     static: {ruff: [S], secrets: true}
     tier: strong
@@ -111,6 +112,7 @@ class AgentDefinition(_Strict):
     prefilter: Prefilter = Field(default_factory=Prefilter)
     routing: Routing = Field(default_factory=Routing)
     adjacent: list[str] = Field(default_factory=list)
+    overlaps: list[str] = Field(default_factory=list)
     exempt_from_dropout: bool = False
     static: StaticChecks = Field(default_factory=StaticChecks)
     tier: Literal["strong", "balanced", "fast"] = "balanced"

@@ -164,6 +164,11 @@ def _check_references(agents: Iterable[AgentDefinition]) -> None:
     known = {a.name: a for a in agents}
     prefixes: dict[str, str] = {}
     for agent in sorted(known.values(), key=lambda a: (a.origin != "builtin", a.name)):
+        for neighbour in agent.overlaps:
+            if neighbour not in known:
+                raise AgentDefinitionError(
+                    path=str(agent.source), field="overlaps", problem=f"unknown agent '{neighbour}'"
+                )
         for neighbour in agent.adjacent:
             if neighbour not in known:
                 raise AgentDefinitionError(

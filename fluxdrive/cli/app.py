@@ -12,7 +12,19 @@ from typing import Annotated
 import typer
 
 from fluxdrive import __version__
-from fluxdrive.cli import agent, agents, config, findings, rules, schema, synthesize, verdicts
+from fluxdrive.cli import (
+    agent,
+    agents,
+    config,
+    domains,
+    feedback,
+    findings,
+    rules,
+    schema,
+    synthesize,
+    triage,
+    verdicts,
+)
 
 app = typer.Typer(
     name="fluxdrive",
@@ -54,3 +66,6 @@ app.add_typer(agent.app, name="agent")
 app.add_typer(rules.app, name="rules")
 app.add_typer(schema.app, name="schema")
 app.command("synthesize")(synthesize.synthesize_command)
+app.command("triage")(triage.triage_command)
+app.add_typer(domains.app, name="domains")
+app.add_typer(feedback.app, name="feedback")

@@ -1,0 +1,73 @@
+"""``fluxdrive domains detect``: which domains a project belongs to, and why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from fluxdrive._columns import format_columns
+from fluxdrive.cli._io import out, out_json, warn
+
+app = typer.Typer(help="Detect project domains (game, web API, CLI, ...).", no_args_is_help=True)
+
+
+@app.command("detect")
+def detect(
+    path: Annotated[
+        Path, typer.Argument(metavar="[PATH]", help="Any path inside the project (default: current directory).")
+    ] = Path("."),
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Ignore and rewrite .fluxdrive/domains.yaml.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+    show_all: Annotated[bool, typer.Option("--all", help="List every domain, detected or not.")] = False,
+) -> None:
+    """Score every domain: confidence, detected or not, and the signals that matched."""
+    from fluxdrive._paths import require_directory
+    from fluxdrive._project import find_project_root
+    from fluxdrive.config import load_config
+    from fluxdrive.errors import InputError
+    from fluxdrive.triage.domains import detect as run_detect
+    from fluxdrive.triage.domains import detect_cached
+
+    if not path.exists():
+        raise InputError(f"path not found: {path}", hint="check the path")
+    root = find_project_root(path)
+    require_directory(root, "project directory")
+    config = load_config(root).config
+    detection = detect_cached(root, config.domains, use_cache=not no_cache)
+    if detection.source != "detected" and (show_all or as_json):
+        cached = detection
+        detection = run_detect(root, config.domains)
+        detection.source = f"{cached.source} (signals recomputed for display)"
+        for domain in detection.domains:
+            domain.detected = any(c.profile == domain.profile for c in cached.detected)
+            domain.primary = any(c.profile == domain.profile and c.primary for c in cached.detected)
+    for note in detection.notes:
+        warn(note)
+    shown = detection.domains if show_all or detection.source == "detected" else detection.detected
+    if not show_all and detection.source == "detected":
+        shown = [d for d in detection.domains if d.detected or d.confidence > 0]
+    if as_json:
+        out_json({
+            "schema_version": 1, "root": str(root), "source": detection.source, "seconds": round(detection.seconds, 4),
+            "domains": [
+                {"profile": d.profile, "confidence": d.confidence, "detected": d.detected, "primary": d.primary,
+                 "scores": d.scores, "matched": d.matched}
+                for d in shown
+            ],
+        })  # fmt: skip
+        return
+    rows = []
+    for d in shown:
+        state = "primary" if d.primary else "detected" if d.detected else "-"
+        signals = "; ".join(f"{c}: {', '.join(v)}" for c, v in d.matched.items()) or (
+            "(from cache)" if detection.source != "detected" else ""
+        )
+        rows.append((d.profile, f"{d.confidence:.2f}", state, signals))
+    out(
+        format_columns(("DOMAIN", "CONFIDENCE", "STATE", "MATCHED SIGNALS"), rows, max_last=110)
+        if rows
+        else "No domain signals found."
+    )
+    out(f"source: {detection.source} ({detection.seconds * 1000:.0f} ms), project root {root}")

@@ -1,0 +1,87 @@
+"""``fluxdrive triage``: phase 1 only - profile, domains, scores, stages - and the approval gate."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from fluxdrive.cli._io import out, warn
+from fluxdrive.errors import UsageError
+
+TargetArg = Annotated[
+    str | None,
+    typer.Argument(metavar="TARGET", help="A file, document, directory, diff file, or '-' for a diff on stdin."),
+]
+
+
+def approve(result: object, *, yes: bool, stream_to_stderr: bool = False) -> bool:
+    """Run the approval gate unless --yes; False when the person rejected the plan."""
+    from fluxdrive.triage.engine import Triage
+    from fluxdrive.triage.gate import Decision, run_gate
+
+    assert isinstance(result, Triage)
+    if yes:
+        return True
+    if not (sys.stdin.isatty() and (sys.stdout.isatty() or stream_to_stderr)):
+        raise UsageError(
+            "the triage needs approval, and there is no terminal to ask in",
+            hint="run it in a terminal, or pass --yes to approve the plan as computed",
+        )
+
+    def write(text: str) -> None:
+        (sys.stderr if stream_to_stderr else sys.stdout).write(text if text.endswith("\n") else text + "\n")
+
+    def read(prompt: str) -> str:
+        write(prompt)
+        return input()
+
+    return run_gate(result, read, write) is Decision.APPROVED
+
+
+def triage_command(
+    target: TargetArg = None,
+    output_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--output-dir",
+            metavar="DIR",
+            help="Where triage.json goes (default: docs/research/flux-drive/<stem>-<hash>).",
+        ),
+    ] = None,
+    diff: Annotated[
+        str | None, typer.Option("--diff", metavar="REF", help="Triage the changes since a git ref.")
+    ] = None,
+    staged: Annotated[bool, typer.Option("--staged", help="Triage the staged changes.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print triage.json instead of the table.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve the computed plan without asking.")] = False,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Detect domains again, ignoring .fluxdrive/domains.yaml.")
+    ] = False,
+) -> None:
+    """Phase 1 only: profile the input, detect domains, score agents, assign stages; ask for approval."""
+    from fluxdrive.config import load_config
+    from fluxdrive.triage import render_table, triage_target, write_outputs
+    from fluxdrive.triage.engine import dumps
+    from fluxdrive.workspace import output_dir_for, resolve_target, run_lock
+
+    stdin_text = sys.stdin.read() if target == "-" else None
+    resolved = resolve_target(target, diff_ref=diff, staged=staged, stdin_text=stdin_text)
+    config = load_config(resolved.root).config
+    directory = output_dir_for(resolved, output_dir)
+    with run_lock(directory, command="triage"):
+        result = triage_target(resolved, config, use_cache=not no_cache)
+        for note in result.notes:
+            warn(note)
+        approved = approve(result, yes=yes, stream_to_stderr=as_json)
+        write_outputs(result, directory)
+    if not approved:
+        out("rejected at the approval gate; nothing was dispatched")
+        raise typer.Exit(0)
+    out(
+        dumps(result)
+        if as_json
+        else render_table(result) + f"\nWritten: {directory}/triage.json, triage-table.md, input-profile.json"
+    )

@@ -1,0 +1,209 @@
+"""Phase 1, triage (PROTOCOL.md section 2): profile, domains, scores, ceiling, stages.
+
+``triage()`` reads the input and the project (its edges do file I/O; the
+scoring itself is pure), and returns a :class:`Triage` that the approval
+gate can edit and that launch consumes. ``write_outputs`` leaves
+``input-profile.json``, ``triage.json`` and ``triage-table.md`` in OUTPUT_DIR.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fluxdrive._atomic import atomic_write_json, atomic_write_text
+from fluxdrive.agents import AgentDefinition, Roster
+from fluxdrive.config.model import Config
+from fluxdrive.triage.domains import Detection
+from fluxdrive.triage.profile import InputProfile
+from fluxdrive.triage.scoring import AgentScore, Ceiling, Overrides, assign, ceiling, score_agent
+from fluxdrive.workspace import Target
+
+SCHEMA_VERSION = 1
+TEXT_LIMIT = 4_000_000
+
+
+@dataclass
+class Triage:
+    """Everything phase 1 decided, and what the gate changed."""
+
+    target: Target
+    profile: InputProfile
+    detection: Detection
+    ceiling: Ceiling
+    agents: list[AgentScore]
+    roster: Roster
+    config: Config
+    overrides: Overrides = field(default_factory=Overrides)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def domains(self) -> list[str]:
+        """Detected domains, primary first."""
+        return [d.profile for d in self.detection.detected]
+
+    def in_stage(self, stage: int | str) -> list[AgentScore]:
+        """Agents assigned to a stage (1, 2 or "pool"), in score order."""
+        return [a for a in self.agents if a.stage == stage]
+
+    def recompute(self) -> None:
+        """Apply the gate's overrides and redo selection and stages."""
+        added = [n for n in self.overrides.added if n not in {a.name for a in self.agents}]
+        for name in added:
+            agent = self.roster.get(name)
+            self.agents.append(
+                AgentScore(agent.name, agent.category, base_score=1, rationale="added at the approval gate")
+            )
+        overlaps = {a.name: a.overlaps for a in self.roster if a.overlaps}
+        assign(self.agents, self.ceiling, self.config, self.overrides, overlaps)
+
+    def to_json(self) -> dict[str, Any]:
+        """``triage.json``."""
+        profile = self.profile
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "input": {
+                "kind": profile.kind,
+                "label": profile.label,
+                "path": profile.path,
+                "root": profile.root,
+                "total_lines": profile.total_lines,
+                "files": profile.file_count,
+                "languages": profile.languages,
+                "document_type": profile.document_type,
+                "complexity": profile.complexity,
+                "thin_sections": [s.title for s in profile.thin_sections()],
+                "diff": asdict(profile.diff) if profile.diff else None,
+                "divergences": profile.project.divergences,
+                "project_docs": profile.project.has_project_docs,
+            },
+            "domains": [
+                {"profile": d.profile, "confidence": d.confidence, "primary": d.primary}
+                for d in self.detection.detected
+            ],
+            "domain_source": self.detection.source,
+            "ceiling": asdict(self.ceiling),
+            "stages": {
+                "1": [a.name for a in self.in_stage(1)],
+                "2": [a.name for a in self.in_stage(2)],
+                "pool": [a.name for a in self.in_stage("pool")],
+            },
+            "agents": [
+                {
+                    "name": a.name,
+                    "category": a.category,
+                    "prefiltered": a.prefiltered,
+                    "base_score": a.base_score,
+                    "share": a.share,
+                    "domain_boost": a.domain_boost,
+                    "boost_domain": a.boost_domain,
+                    "project_bonus": a.project_bonus,
+                    "domain_agent_bonus": a.domain_agent_bonus,
+                    "trust_multiplier": a.trust_multiplier,
+                    "final_score": a.final_score,
+                    "stage": a.stage,
+                    "forced_stage1": a.forced_stage1,
+                    "thin_sections": a.thin_sections,
+                    "rationale": a.rationale,
+                }
+                for a in self.agents
+            ],
+            "gate": {
+                "promoted": sorted(self.overrides.promoted),
+                "demoted": sorted(self.overrides.demoted),
+                "removed": sorted(self.overrides.removed),
+                "added": dict(sorted(self.overrides.added.items())),
+            },
+            "notes": self.notes,
+        }
+
+
+def _input_text(profile: InputProfile) -> str:
+    parts: list[str] = []
+    size = 0
+    for unit in profile.units:
+        parts.append(unit.text)
+        size += len(unit.text)
+        if size > TEXT_LIMIT:
+            break
+    return "\n".join(parts)
+
+
+def triage(
+    target: Target,
+    profile: InputProfile,
+    detection: Detection,
+    roster: Roster,
+    config: Config,
+    trust: dict[str, float] | None = None,
+) -> Triage:
+    """Score every review agent and assign stages (no I/O: inputs come measured)."""
+    domains = [d.profile for d in detection.detected]
+    text = _input_text(profile)
+    reviewers: list[AgentDefinition] = [a for a in roster if a.kind == "review"]
+    records = [score_agent(a, profile, domains, trust or {}, config, text) for a in reviewers]
+    limit = ceiling(profile, len(domains), config)
+    result = Triage(
+        target, profile, detection, limit, records, roster, config, notes=list(detection.notes) + profile.notes
+    )
+    result.recompute()
+    return result
+
+
+def _cell(value: object) -> str:
+    return " ".join(str(value).replace("|", "\\|").split())
+
+
+def render_table(result: Triage) -> str:
+    """The triage table (markdown): what the approval gate shows and triage-table.md holds."""
+    profile = result.profile
+    domains = (
+        ", ".join(
+            f"{d.profile} ({d.confidence:.2f}{', primary' if d.primary else ''})" for d in result.detection.detected
+        )
+        or "none"
+    )
+    limit = result.ceiling
+    lines = [
+        f"## Triage: {profile.label}",
+        "",
+        f"- Input: {profile.kind}, {profile.total_lines:,} lines, {profile.file_count} file(s),"
+        f" complexity {profile.complexity}" + (f", {profile.document_type}" if profile.document_type else ""),
+        f"- Domains: {domains}",
+        f"- Slot ceiling: {limit.total} = {limit.base} base + {limit.scope} scope + {limit.domains} domains",
+    ]
+    if profile.project.divergences:
+        lines.append(f"- Project divergences: {'; '.join(profile.project.divergences)}")
+    lines += [
+        "",
+        "| Agent | Base | Domain | Project | Domain agent | Trust | Score | Stage | Rationale |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for a in result.agents:
+        stage = (
+            {1: "1", 2: "2", "pool": "pool"}.get(a.stage, "-")
+            if a.stage is not None
+            else ("filtered" if a.prefiltered else "-")
+        )
+        lines.append(
+            f"| {a.name} | {a.base_score} | +{a.domain_boost} | +{a.project_bonus} | +{a.domain_agent_bonus} | "
+            f"{a.trust_multiplier:.2f} | {a.final_score:g} | {stage} | {_cell(a.rationale)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def write_outputs(result: Triage, output_dir: Path) -> list[Path]:
+    """input-profile.json, triage.json and triage-table.md in OUTPUT_DIR."""
+    output_dir = Path(output_dir)
+    paths = [output_dir / "input-profile.json", output_dir / "triage.json", output_dir / "triage-table.md"]
+    atomic_write_json(paths[0], result.profile.to_json())
+    atomic_write_json(paths[1], result.to_json())
+    atomic_write_text(paths[2], render_table(result))
+    return paths
+
+
+def dumps(result: Triage) -> str:
+    """triage.json as text (for --json)."""
+    return json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,341 @@
+"""Agent scoring, selection and stages (PROTOCOL.md section 3). Pure functions over data.
+
+    raw   = base_score + domain_boost + project_bonus + domain_agent_bonus
+    final = raw * trust_multiplier        (at most scoring.max_score; 0 when base is 0)
+
+**base_score** is deterministic (Decision in PROTOCOL.md): the share of the
+input's units - a document's sections, a directory's files, a diff's hunks,
+a file's chunks - that match the agent, weighted by lines. A unit matches
+when its text contains one of the agent's ``concerns`` (whole words), a
+diff hunk or a source file holds one of its ``hunk_keywords``, its file matches one of its
+priority globs, a section title holds one of its ``section_keywords``, or -
+for cross-cutting agents - it is source code. Share 0 -> 0; below
+``adjacent_share`` -> 1; up to ``core_share`` -> 2; above -> 3. A diff that
+touches one of an agent's ``critical_globs`` makes it core (3).
+
+Pre-filtered agents have base 0, which no bonus lifts. Selection takes every
+agent scoring >= 3 up to the slot ceiling, then >= 2 while slots remain,
+then >= 1 only when it covers a thin section. Stage 1 is the top
+``stage1_ratio`` of the ceiling (rounded up, within stage1_min..stage1_max,
+leaving at least one agent for Stage 2); ties go to project agents, then
+built-in, then cross-model, then by name. Agents a detected domain marks as
+stage 1 are always Stage 1. Unselected agents scoring >= 2 form the
+expansion pool.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from fluxdrive.agents import AgentDefinition
+from fluxdrive.config.model import Config
+from fluxdrive.triage.profile import InputProfile, Unit
+from fluxdrive.triage.profiles import best_profile_for, load_profiles
+
+CATEGORY_RANK = {"project": 0, "builtin": 1, "cross-model": 2}
+
+
+@dataclass
+class AgentScore:
+    """One agent's triage record (one row of triage.json)."""
+
+    name: str
+    category: str
+    prefiltered: bool = False
+    base_score: int = 0
+    share: float = 0.0
+    domain_boost: int = 0
+    boost_domain: str | None = None
+    project_bonus: int = 0
+    domain_agent_bonus: int = 0
+    trust_multiplier: float = 1.0
+    final_score: float = 0.0
+    stage: int | str | None = None
+    rationale: str = ""
+    thin_sections: list[str] = field(default_factory=list)
+    forced_stage1: bool = False
+    matched: list[str] = field(default_factory=list)
+
+    @property
+    def raw_score(self) -> int:
+        return self.base_score + self.domain_boost + self.project_bonus + self.domain_agent_bonus
+
+
+@dataclass(frozen=True, slots=True)
+class Ceiling:
+    """The dynamic slot ceiling: base + scope + domains, capped."""
+
+    base: int
+    scope: int
+    domains: int
+    total: int
+
+
+@dataclass
+class Overrides:
+    """What a person changed at the approval gate."""
+
+    promoted: set[str] = field(default_factory=set)
+    demoted: set[str] = field(default_factory=set)
+    removed: set[str] = field(default_factory=set)
+    added: dict[str, float] = field(default_factory=dict)
+
+
+def _word_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
+    cleaned = sorted({w.lower() for w in words if w.strip()}, key=len, reverse=True)
+    if not cleaned:
+        return None
+    return re.compile(r"(?<![\w])(?:" + "|".join(re.escape(w) for w in cleaned) + r")(?![\w])", re.IGNORECASE)
+
+
+def _keyword_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
+    """Keywords as written; a keyword that starts or ends with a letter must not sit inside a word.
+
+    ``race`` must not match ``traceback``; ``for `` and ``map(`` keep their punctuation.
+    """
+    cleaned = sorted({w for w in words if w.strip()}, key=len, reverse=True)
+    if not cleaned:
+        return None
+
+    def one(word: str) -> str:
+        before = r"(?<![\w])" if word[0].isalnum() or word[0] == "_" else ""
+        after = r"(?![\w])" if word[-1].isalnum() or word[-1] == "_" else ""
+        return before + re.escape(word) + after
+
+    return re.compile("|".join(one(w) for w in cleaned), re.IGNORECASE)
+
+
+def _glob_match(path: str, globs: Sequence[str]) -> bool:
+    for pattern in globs:
+        if fnmatch.fnmatchcase(path, pattern):
+            return True
+        if pattern.startswith("**/") and (
+            fnmatch.fnmatchcase(path, pattern[3:]) or fnmatch.fnmatchcase(path.rsplit("/", 1)[-1], pattern[3:])
+        ):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class _Matcher:
+    """What makes a unit relevant to one agent."""
+
+    concerns: re.Pattern[str] | None
+    hunks: re.Pattern[str] | None
+    sections: re.Pattern[str] | None
+    globs: tuple[str, ...]
+    cross_cutting: bool
+
+    @classmethod
+    def of(cls, agent: AgentDefinition) -> _Matcher:
+        routing = agent.routing
+        return cls(
+            _word_pattern(agent.concerns),
+            _keyword_pattern(routing.hunk_keywords),
+            _keyword_pattern(routing.section_keywords),
+            tuple(routing.priority_globs),
+            routing.cross_cutting,
+        )
+
+    def matches(self, unit: Unit, kind: str) -> str | None:
+        """Why the unit matches (a short reason), or None."""
+        if self.cross_cutting and unit.code:
+            return "source code"
+        if unit.file and self.globs and _glob_match(unit.file, self.globs):
+            return f"path {unit.file}"
+        if (kind == "diff" or unit.code) and self.hunks is not None:
+            found = self.hunks.search(unit.text)
+            if found:
+                return found.group(0).lower()
+        if unit.section and self.sections is not None:
+            found = self.sections.search(unit.section)
+            if found:
+                return found.group(0).lower()
+        if self.concerns is not None:
+            found = self.concerns.search(unit.text)
+            if found:
+                return found.group(0).lower()
+        return None
+
+
+def base_score(share: float, config: Config) -> int:
+    """0..3 from the matching share (section 3's thresholds)."""
+    if share <= 0:
+        return 0
+    if share < config.scoring.adjacent_share:
+        return 1
+    if share <= config.scoring.core_share:
+        return 2
+    return 3
+
+
+def prefilter(agent: AgentDefinition, profile: InputProfile, domains: Sequence[str], text: str) -> str | None:
+    """Why the agent is filtered out before scoring (None when it passes)."""
+    rule = agent.prefilter
+    if rule.always:
+        return None
+    if profile.kind == "diff":
+        matcher = _Matcher.of(agent)
+        if any(matcher.matches(u, "diff") for u in profile.units if not (u.code and matcher.cross_cutting)):
+            return None
+        return "no changed file or hunk matches its routing patterns"
+    if profile.document_type and profile.document_type in rule.document_types:
+        return None
+    if any(d in rule.domains for d in domains):
+        return None
+    pattern = _word_pattern(rule.keywords)
+    if pattern is not None and pattern.search(text):
+        return None
+    shown = ", ".join(rule.keywords[:5])
+    return f"the input never mentions {shown}, ..." if shown else "no pre-filter rule lets it pass"
+
+
+def ceiling(profile: InputProfile, domain_count: int, config: Config) -> Ceiling:
+    """4 + scope + domains, capped at ceiling.max."""
+    settings = config.ceiling
+    if profile.kind == "directory":
+        scope = settings.scope_directory
+    elif profile.kind == "diff":
+        changed = profile.diff.changed if profile.diff else 0
+        scope = settings.scope_diff_large if changed >= settings.diff_large_lines else settings.scope_diff_small
+    else:
+        scope = settings.scope_file
+    bonus = 0 if domain_count == 0 else settings.domains_one if domain_count == 1 else settings.domains_many
+    return Ceiling(settings.base, scope, bonus, min(settings.base + scope + bonus, settings.max))
+
+
+def _covers_thin(matcher: _Matcher, profile: InputProfile) -> list[str]:
+    thin = {s.title for s in profile.thin_sections()}
+    return sorted(u.section for u in profile.units if u.section in thin and matcher.matches(u, profile.kind))
+
+
+def score_agent(
+    agent: AgentDefinition,
+    profile: InputProfile,
+    domains: Sequence[str],
+    trust: Mapping[str, float],
+    config: Config,
+    text: str,
+) -> AgentScore:
+    """Every component of one agent's score, with its rationale."""
+    record = AgentScore(agent.name, agent.category)
+    reason = prefilter(agent, profile, domains, text)
+    if reason is not None:
+        record.prefiltered = True
+        record.rationale = f"filtered: {reason}"
+        return record
+    matcher = _Matcher.of(agent)
+    total = sum(u.weight for u in profile.units) or 1
+    matched: dict[str, int] = {}
+    weight = 0
+    for unit in profile.units:
+        why = matcher.matches(unit, profile.kind)
+        if why is not None:
+            weight += unit.weight
+            matched[why] = matched.get(why, 0) + 1
+    record.share = round(weight / total, 4)
+    record.base_score = base_score(record.share, config)
+    record.matched = [w for w, _n in sorted(matched.items(), key=lambda i: (-i[1], i[0]))[:5]]
+    critical = profile.diff is not None and any(
+        _glob_match(p, agent.routing.critical_globs) for p in profile.diff.paths
+    )
+    if critical:
+        record.base_score = 3
+    if record.base_score == 0:
+        record.rationale = "base 0: nothing in the input matches its concerns"
+        return record
+    best = best_profile_for(agent.name, domains)
+    if best is not None:
+        record.domain_boost = config.scoring.domain_boost
+        record.boost_domain = best.name
+    if agent.category == "project" or profile.project.has_project_docs:
+        record.project_bonus = config.scoring.project_bonus
+    if agent.category == "project" and any(d in domains for d in agent.domains):
+        record.domain_agent_bonus = config.scoring.domain_agent_bonus
+    record.trust_multiplier = trust.get(agent.name, 1.0)
+    record.final_score = round(min(record.raw_score * record.trust_multiplier, config.scoring.max_score), 2)
+    record.thin_sections = _covers_thin(matcher, profile)
+    stage1 = {a for d in domains if d in load_profiles() for a in load_profiles()[d].stage1_agents}
+    record.forced_stage1 = agent.name in stage1 or critical
+    parts = [f"base {record.base_score} ({record.share:.0%} of the input: {', '.join(record.matched) or '-'})"]
+    if critical:
+        parts.append("touches a security-critical path")
+    if record.domain_boost:
+        parts.append(f"+{record.domain_boost} {record.boost_domain} criteria")
+    if record.project_bonus:
+        parts.append(f"+{record.project_bonus} project " + ("agent" if agent.category == "project" else "docs"))
+    if record.domain_agent_bonus:
+        parts.append(f"+{record.domain_agent_bonus} domain agent")
+    if record.trust_multiplier != 1.0:
+        parts.append(f"x{record.trust_multiplier:.2f} trust")
+    record.rationale = "; ".join(parts)
+    return record
+
+
+def _order(record: AgentScore) -> tuple[float, int, str]:
+    return (-record.final_score, CATEGORY_RANK.get(record.category, 3), record.name)
+
+
+def stage1_size(limit: Ceiling, selected: int, config: Config) -> int:
+    """40% of the ceiling, rounded up, within 2..5, leaving Stage 2 at least one agent."""
+    settings = config.selection
+    size = min(max(math.ceil(settings.stage1_ratio * limit.total), settings.stage1_min), settings.stage1_max)
+    if selected <= settings.stage1_min:
+        return selected
+    return max(settings.stage1_min, min(size, selected - 1))
+
+
+def assign(
+    records: list[AgentScore],
+    limit: Ceiling,
+    config: Config,
+    overrides: Overrides | None = None,
+    overlaps: Mapping[str, Sequence[str]] | None = None,
+) -> None:
+    """Selection, stages and the expansion pool, in place (section 3's rules in order)."""
+    overrides = overrides or Overrides()
+    for record in records:
+        record.stage = None
+        if record.name in overrides.added:
+            record.final_score = overrides.added[record.name]
+            record.base_score = max(record.base_score, 1)
+            record.prefiltered = False
+    candidates = sorted((r for r in records if r.base_score >= 1 and r.name not in overrides.removed), key=_order)
+    forced = [
+        r for r in candidates if (r.forced_stage1 or r.name in overrides.promoted) and r.name not in overrides.demoted
+    ]
+    selected: list[AgentScore] = list(forced)
+    for threshold in (3.0, 2.0):
+        for record in candidates:
+            if record not in selected and record.final_score >= threshold and len(selected) < limit.total:
+                selected.append(record)
+    for record in candidates:
+        if record not in selected and record.final_score >= 1 and record.thin_sections and len(selected) < limit.total:
+            selected.append(record)
+    overlapped = {
+        name
+        for project, names in (overlaps or {}).items()
+        if any(s.name == project for s in selected)
+        for name in names
+    }
+    size = stage1_size(limit, len(selected), config)
+    ranked = sorted(
+        selected,
+        key=lambda r: (
+            not (r.forced_stage1 or r.name in overrides.promoted),
+            r.name in overrides.demoted,
+            r.name in overlapped,
+            *_order(r),
+        ),
+    )
+    stage1 = ranked[: max(size, len(forced))]
+    for record in selected:
+        record.stage = 1 if record in stage1 else 2
+    for record in candidates:
+        if record.stage is None and record.final_score >= config.selection.expansion_pool_min_score:
+            record.stage = "pool"
+    records.sort(key=_order)
