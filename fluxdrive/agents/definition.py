@@ -72,7 +72,11 @@ class Prefilter(_Strict):
 
 
 class Routing(_Strict):
-    """What content is priority for the agent when inputs are sliced."""
+    """What content is priority for the agent when inputs are sliced, and what triage counts as relevant.
+
+    ``cross_cutting`` agents (architecture, quality) see every input in full and
+    are never irrelevant to source code (base score at least 1 when there is code).
+    """
 
     cross_cutting: bool = False
     priority_globs: list[str] = Field(default_factory=list)

@@ -1,4 +1,4 @@
-"""``fluxdrive domains detect``: which domains a project belongs to, and why."""
+"""``fluxdrive domains``: which domains a project belongs to, and why; pin them by hand."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import typer
 from fluxdrive._columns import format_columns
 from fluxdrive.cli._io import out, out_json, warn
 
-app = typer.Typer(help="Detect project domains (game, web API, CLI, ...).", no_args_is_help=True)
+app = typer.Typer(help="Detect or pin project domains (game, web API, CLI, ...).", no_args_is_help=True)
 
 
 @app.command("detect")
@@ -23,17 +23,11 @@ def detect(
     show_all: Annotated[bool, typer.Option("--all", help="List every domain, detected or not.")] = False,
 ) -> None:
     """Score every domain: confidence, detected or not, and the signals that matched."""
-    from fluxdrive._paths import require_directory
-    from fluxdrive._project import find_project_root
     from fluxdrive.config import load_config
-    from fluxdrive.errors import InputError
     from fluxdrive.triage.domains import detect as run_detect
     from fluxdrive.triage.domains import detect_cached
 
-    if not path.exists():
-        raise InputError(f"path not found: {path}", hint="check the path")
-    root = find_project_root(path)
-    require_directory(root, "project directory")
+    root = _project_root(path)
     config = load_config(root).config
     detection = detect_cached(root, config.domains, use_cache=not no_cache)
     if detection.source != "detected" and (show_all or as_json):
@@ -61,9 +55,10 @@ def detect(
     rows = []
     for d in shown:
         state = "primary" if d.primary else "detected" if d.detected else "-"
-        signals = "; ".join(f"{c}: {', '.join(v)}" for c, v in d.matched.items()) or (
-            "(from cache)" if detection.source != "detected" else ""
-        )
+        signals = "; ".join(f"{c}: {', '.join(v)}" for c, v in d.matched.items()) or {
+            "override": "(pinned by hand)",
+            "cache": "(from cache)",
+        }.get(detection.source, "")
         rows.append((d.profile, f"{d.confidence:.2f}", state, signals))
     out(
         format_columns(("DOMAIN", "CONFIDENCE", "STATE", "MATCHED SIGNALS"), rows, max_last=110)
@@ -71,3 +66,52 @@ def detect(
         else "No domain signals found."
     )
     out(f"source: {detection.source} ({detection.seconds * 1000:.0f} ms), project root {root}")
+
+
+def _project_root(path: Path) -> Path:
+    from fluxdrive._paths import require_directory
+    from fluxdrive._project import find_project_root
+    from fluxdrive.errors import InputError
+
+    if not path.exists():
+        raise InputError(f"path not found: {path}", hint="check the path")
+    root = find_project_root(path)
+    require_directory(root, "project directory")
+    return root
+
+
+@app.command("set")
+def set_domains(
+    domains: Annotated[
+        list[str], typer.Argument(metavar="DOMAIN...", help="Domains to pin, primary first (e.g. web-api).")
+    ],
+    path: Annotated[Path, typer.Option("--path", metavar="PATH", help="Any path inside the project.")] = Path("."),
+) -> None:
+    """Pin the project's domains by hand; detection will not overwrite them until `domains reset`."""
+    from fluxdrive.errors import UsageError
+    from fluxdrive.triage.domains import Detection, DomainScore, load_index, write_cache
+
+    root = _project_root(path)
+    known = load_index()
+    unknown = [d for d in domains if d not in known]
+    if unknown:
+        raise UsageError(f"unknown domain {unknown[0]!r}", hint=f"known domains: {', '.join(sorted(known))}")
+    chosen = list(dict.fromkeys(domains))
+    pinned = [DomainScore(name, 1.0, True, index == 0) for index, name in enumerate(chosen)]
+    written = write_cache(root, Detection(pinned, "override"), override=True)
+    out(f"pinned {', '.join(chosen)} in {written} (primary: {chosen[0]})")
+
+
+@app.command("reset")
+def reset_domains(
+    path: Annotated[Path, typer.Option("--path", metavar="PATH", help="Any path inside the project.")] = Path("."),
+) -> None:
+    """Forget pinned or cached domains; the next triage detects them again."""
+    from fluxdrive.triage.domains import cache_path
+
+    cache = cache_path(_project_root(path))
+    if cache.exists():
+        cache.unlink()
+        out(f"removed {cache}")
+    else:
+        out("no domain cache to remove")

@@ -32,6 +32,8 @@ def _record(findings: Path, finding_id: str, accepted: bool) -> None:
         raise InputError(
             f"{findings} is not valid JSON: {exc.msg}", hint="pass a findings.json fluxdrive wrote"
         ) from None
+    if not isinstance(document, dict) or not isinstance(document.get("findings", []), list):
+        raise InputError(f"{findings} is not a fluxdrive findings.json", hint="pass a findings.json fluxdrive wrote")
     entries = {
         f.get("id"): f for f in document.get("findings", []) + document.get("improvements", []) if isinstance(f, dict)
     }

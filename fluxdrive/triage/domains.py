@@ -47,7 +47,10 @@ CATEGORIES = ("directories", "files", "frameworks", "keywords")
 FILE_DIRS = ("", "src", "lib", "app", "cmd")
 CACHE_FILE = Path(".fluxdrive") / "domains.yaml"
 CACHE_VERSION = 1
-SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", "target", "vendor", ".tox"}
+# .fluxdrive holds our own config and agents: it says nothing about the project's domain.
+SKIP_DIRS = {
+    ".fluxdrive", ".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", "target", "vendor", ".tox",
+}  # fmt: skip
 SAMPLE_BYTES = 65_536
 
 

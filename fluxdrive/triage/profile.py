@@ -55,6 +55,8 @@ MANIFEST_LANGUAGES = {
     "Gemfile": {"ruby"}, "pom.xml": {"java", "kotlin"}, "build.gradle": {"java", "kotlin"},
     "composer.json": {"php"}, "pubspec.yaml": {"dart"},
 }  # fmt: skip
+# Game engines keep no package manifest; their project file names the engine.
+ENGINE_MARKERS = {"project.godot": "godot", "*.uproject": "unreal", "ProjectSettings/ProjectVersion.txt": "unity"}
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+\S")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
@@ -465,6 +467,7 @@ def project_facts(root: Path) -> ProjectFacts:
     for name in manifests:
         claimed |= MANIFEST_LANGUAGES.get(name, {"python"})
         dependencies |= set(_manifest_dependencies(root, name))
+    dependencies |= {engine for marker, engine in ENGINE_MARKERS.items() if any(root.glob(marker))}
     facts.dependencies = sorted(dependencies)
     present: set[str] = set()
     for path in _shallow_files(root):

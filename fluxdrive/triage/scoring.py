@@ -8,10 +8,13 @@ input's units - a document's sections, a directory's files, a diff's hunks,
 a file's chunks - that match the agent, weighted by lines. A unit matches
 when its text contains one of the agent's ``concerns`` (whole words), a
 diff hunk or a source file holds one of its ``hunk_keywords``, its file matches one of its
-priority globs, a section title holds one of its ``section_keywords``, or -
-for cross-cutting agents - it is source code. Share 0 -> 0; below
-``adjacent_share`` -> 1; up to ``core_share`` -> 2; above -> 3. A diff that
-touches one of an agent's ``critical_globs`` makes it core (3).
+priority globs, or a section title holds one of its ``section_keywords``.
+Share 0 -> 0; below ``adjacent_share`` -> 1; up to ``core_share`` -> 2;
+above -> 3. A cross-cutting agent (architecture, quality) is never
+irrelevant to source code: with code in the input its base is at least 1,
+but only its concerns make it adjacent or core - otherwise every code
+change would rank them first. A diff that touches one of an agent's
+``critical_globs`` makes it core (3).
 
 Pre-filtered agents have base 0, which no bonus lifts. Selection takes every
 agent scoring >= 3 up to the slot ceiling, then >= 2 while slots remain,
@@ -86,10 +89,12 @@ class Overrides:
 
 
 def _word_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
+    """Whole words or phrases, plural forms included (``invariant`` matches ``invariants``)."""
     cleaned = sorted({w.lower() for w in words if w.strip()}, key=len, reverse=True)
     if not cleaned:
         return None
-    return re.compile(r"(?<![\w])(?:" + "|".join(re.escape(w) for w in cleaned) + r")(?![\w])", re.IGNORECASE)
+    words = "|".join(re.escape(w) for w in cleaned)
+    return re.compile(r"(?<![\w])(?:" + words + r")(?:e?s)?(?![\w])", re.IGNORECASE)
 
 
 def _keyword_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
@@ -143,8 +148,6 @@ class _Matcher:
 
     def matches(self, unit: Unit, kind: str) -> str | None:
         """Why the unit matches (a short reason), or None."""
-        if self.cross_cutting and unit.code:
-            return "source code"
         if unit.file and self.globs and _glob_match(unit.file, self.globs):
             return f"path {unit.file}"
         if (kind == "diff" or unit.code) and self.hunks is not None:
@@ -180,7 +183,9 @@ def prefilter(agent: AgentDefinition, profile: InputProfile, domains: Sequence[s
         return None
     if profile.kind == "diff":
         matcher = _Matcher.of(agent)
-        if any(matcher.matches(u, "diff") for u in profile.units if not (u.code and matcher.cross_cutting)):
+        if any(matcher.matches(u, "diff") for u in profile.units):
+            return None
+        if profile.diff is not None and any(_glob_match(p, agent.routing.critical_globs) for p in profile.diff.paths):
             return None
         return "no changed file or hunk matches its routing patterns"
     if profile.document_type and profile.document_type in rule.document_types:
@@ -240,6 +245,9 @@ def score_agent(
     record.share = round(weight / total, 4)
     record.base_score = base_score(record.share, config)
     record.matched = [w for w, _n in sorted(matched.items(), key=lambda i: (-i[1], i[0]))[:5]]
+    if record.base_score == 0 and matcher.cross_cutting and any(u.code for u in profile.units):
+        record.base_score = 1
+        record.matched = ["source code"]
     critical = profile.diff is not None and any(
         _glob_match(p, agent.routing.critical_globs) for p in profile.diff.paths
     )
@@ -261,19 +269,24 @@ def score_agent(
     record.thin_sections = _covers_thin(matcher, profile)
     stage1 = {a for d in domains if d in load_profiles() for a in load_profiles()[d].stage1_agents}
     record.forced_stage1 = agent.name in stage1 or critical
+    record.rationale = _rationale(record, critical=critical)
+    return record
+
+
+def _rationale(record: AgentScore, *, critical: bool) -> str:
+    """One line saying where every point of the score came from."""
     parts = [f"base {record.base_score} ({record.share:.0%} of the input: {', '.join(record.matched) or '-'})"]
     if critical:
         parts.append("touches a security-critical path")
     if record.domain_boost:
         parts.append(f"+{record.domain_boost} {record.boost_domain} criteria")
     if record.project_bonus:
-        parts.append(f"+{record.project_bonus} project " + ("agent" if agent.category == "project" else "docs"))
+        parts.append(f"+{record.project_bonus} project " + ("agent" if record.category == "project" else "docs"))
     if record.domain_agent_bonus:
         parts.append(f"+{record.domain_agent_bonus} domain agent")
     if record.trust_multiplier != 1.0:
         parts.append(f"x{record.trust_multiplier:.2f} trust")
-    record.rationale = "; ".join(parts)
-    return record
+    return "; ".join(parts)
 
 
 def _order(record: AgentScore) -> tuple[float, int, str]:

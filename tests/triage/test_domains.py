@@ -156,3 +156,25 @@ def test_cli_domains_detect(cli, make_project) -> None:  # type: ignore[no-untyp
     assert table.out.splitlines()[0].split()[:3] == ["DOMAIN", "CONFIDENCE", "STATE"]
     assert "source: cache" in table.out
     assert cli("domains", "detect", root / "missing").code == 2
+
+
+def test_cli_domains_set_and_reset(cli, make_project) -> None:  # type: ignore[no-untyped-def]
+    root = make_project(API_PROJECT, repository=True)
+    pinned = cli("domains", "set", "data-pipeline", "web-api", "--path", root)
+    assert pinned.code == 0, pinned.err
+    assert (
+        pinned.out
+        == f"pinned data-pipeline, web-api in {root / '.fluxdrive' / 'domains.yaml'} (primary: data-pipeline)\n"
+    )
+    detection = detect_cached(root, CONFIG)
+    assert detection.source == "override"
+    assert [(d.profile, d.primary) for d in detection.detected] == [("data-pipeline", True), ("web-api", False)]
+    (root / "requirements.txt").write_text("django\n")  # a structural change does not undo a pin
+    assert detect_cached(root, CONFIG).source == "override"
+    assert "(pinned by hand)" in cli("domains", "detect", root).out
+
+    wrong = cli("domains", "set", "web-apy", "--path", root)
+    assert wrong.code == 2 and "unknown domain 'web-apy'" in wrong.err and "web-api" in wrong.err
+
+    assert cli("domains", "reset", "--path", root).out == f"removed {root / '.fluxdrive' / 'domains.yaml'}\n"
+    assert detect_cached(root, CONFIG).source == "detected"
