@@ -351,4 +351,5 @@ def assign(
     for record in candidates:
         if record.stage is None and record.final_score >= config.selection.expansion_pool_min_score:
             record.stage = "pool"
-    records.sort(key=_order)
+    # Reported order (triage.json, the table): final score, then name.
+    records.sort(key=lambda r: (-r.final_score, r.name))

@@ -220,7 +220,7 @@ def test_ties_go_to_project_then_builtin_then_cross_model_then_name() -> None:
         ("zz-model", "cross-model", 5), ("fd-b", "builtin", 5), ("fd-a", "builtin", 5), ("mine", "project", 5)
     )
     assign(records, Ceiling(4, 0, 0, 4), Config())
-    assert [r.name for r in records] == ["mine", "fd-a", "fd-b", "zz-model"]
+    assert [r.name for r in records] == ["fd-a", "fd-b", "mine", "zz-model"], "reported by score, then name"
     assert _stage_map(records) == {"mine": 1, "fd-a": 1, "fd-b": 2, "zz-model": 2}
 
 

@@ -50,6 +50,9 @@ def test_json_output_has_the_whole_plan(make_project: Make) -> None:
         "domains": min(len(plan["domains"]), 2),
         "total": 7 + min(len(plan["domains"]), 2),
     }
+    assert [(-a["final_score"], a["name"]) for a in plan["agents"]] == sorted(
+        (-a["final_score"], a["name"]) for a in plan["agents"]
+    ), "agents sorted by final score, then name"
     stage1 = plan["stages"]["1"]
     assert 2 <= len(stage1) <= 5 and plan["stages"]["2"], "two stages"
     scores = {a["name"]: a for a in plan["agents"]}
@@ -144,3 +147,15 @@ def test_a_live_run_holds_the_output_directory(make_project: Make, tmp_path: Pat
     assert again.code == 0, again.err
     assert not (out / ".fluxdrive.lock").exists()
     assert os.path.exists(out / "triage.json")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file, so permission denied cannot happen")
+def test_permission_denied(make_project: Make) -> None:
+    root = make_project(PROJECT, repository=True)
+    secret = root / "docs" / "locked.md"
+    secret.write_text("# Locked\n")
+    secret.chmod(0)
+    done = run_fluxdrive("triage", "docs/locked.md", "--yes", cwd=root)
+    assert done.code == 2 and done.err == (
+        "fluxdrive: error: input is not readable: docs/locked.md (hint: check its permissions)\n"
+    )

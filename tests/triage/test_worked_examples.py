@@ -110,10 +110,10 @@ def test_example_2_game_plan_with_project_agents(tmp_path: Path) -> None:
         "fd-safety": (1, 2, 1, 0, 4.0),
         "fd-user-product": (0, 0, 0, 0, 0.0),
     }
-    # Ties at 5 go to project agents first, then built-in ones by name.
+    # Five agents tie at 5 for the last three slots: project agents first, then built-in ones by name.
     assert _stages(result) == {
         "1": ["fd-architecture", "fd-game-design"],
-        "2": ["game-ai", "simulation-kernel", "fd-correctness"],
+        "2": ["fd-correctness", "game-ai", "simulation-kernel"],
         "pool": ["fd-performance", "fd-quality", "fd-safety"],
     }
 
