@@ -12,7 +12,7 @@ REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "fluxdrive"
 
 # Leaf modules import nothing from the package; contracts only leaves and itself.
-LEAVES = {"fluxdrive._atomic", "fluxdrive._clock", "fluxdrive._columns", "fluxdrive.errors"}
+LEAVES = {"fluxdrive._atomic", "fluxdrive._clock", "fluxdrive._columns", "fluxdrive._match", "fluxdrive.errors"}
 ALLOWED = {
     "fluxdrive.contracts": LEAVES | {"fluxdrive.contracts"},
     "fluxdrive._paths": {"fluxdrive.errors"},

@@ -28,12 +28,12 @@ expansion pool.
 
 from __future__ import annotations
 
-import fnmatch
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from fluxdrive._match import glob_match, keyword_pattern, word_pattern
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import Config
 from fluxdrive.triage.profile import InputProfile, Unit
@@ -88,43 +88,6 @@ class Overrides:
     added: dict[str, float] = field(default_factory=dict)
 
 
-def _word_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
-    """Whole words or phrases, plural forms included (``invariant`` matches ``invariants``)."""
-    cleaned = sorted({w.lower() for w in words if w.strip()}, key=len, reverse=True)
-    if not cleaned:
-        return None
-    words = "|".join(re.escape(w) for w in cleaned)
-    return re.compile(r"(?<![\w])(?:" + words + r")(?:e?s)?(?![\w])", re.IGNORECASE)
-
-
-def _keyword_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
-    """Keywords as written; a keyword that starts or ends with a letter must not sit inside a word.
-
-    ``race`` must not match ``traceback``; ``for `` and ``map(`` keep their punctuation.
-    """
-    cleaned = sorted({w for w in words if w.strip()}, key=len, reverse=True)
-    if not cleaned:
-        return None
-
-    def one(word: str) -> str:
-        before = r"(?<![\w])" if word[0].isalnum() or word[0] == "_" else ""
-        after = r"(?![\w])" if word[-1].isalnum() or word[-1] == "_" else ""
-        return before + re.escape(word) + after
-
-    return re.compile("|".join(one(w) for w in cleaned), re.IGNORECASE)
-
-
-def _glob_match(path: str, globs: Sequence[str]) -> bool:
-    for pattern in globs:
-        if fnmatch.fnmatchcase(path, pattern):
-            return True
-        if pattern.startswith("**/") and (
-            fnmatch.fnmatchcase(path, pattern[3:]) or fnmatch.fnmatchcase(path.rsplit("/", 1)[-1], pattern[3:])
-        ):
-            return True
-    return False
-
-
 @dataclass(frozen=True)
 class _Matcher:
     """What makes a unit relevant to one agent."""
@@ -139,16 +102,16 @@ class _Matcher:
     def of(cls, agent: AgentDefinition) -> _Matcher:
         routing = agent.routing
         return cls(
-            _word_pattern(agent.concerns),
-            _keyword_pattern(routing.hunk_keywords),
-            _keyword_pattern(routing.section_keywords),
+            word_pattern(agent.concerns),
+            keyword_pattern(routing.hunk_keywords),
+            keyword_pattern(routing.section_keywords),
             tuple(routing.priority_globs),
             routing.cross_cutting,
         )
 
     def matches(self, unit: Unit, kind: str) -> str | None:
         """Why the unit matches (a short reason), or None."""
-        if unit.file and self.globs and _glob_match(unit.file, self.globs):
+        if unit.file and self.globs and glob_match(unit.file, self.globs):
             return f"path {unit.file}"
         if (kind == "diff" or unit.code) and self.hunks is not None:
             found = self.hunks.search(unit.text)
@@ -185,14 +148,14 @@ def prefilter(agent: AgentDefinition, profile: InputProfile, domains: Sequence[s
         matcher = _Matcher.of(agent)
         if any(matcher.matches(u, "diff") for u in profile.units):
             return None
-        if profile.diff is not None and any(_glob_match(p, agent.routing.critical_globs) for p in profile.diff.paths):
+        if profile.diff is not None and any(glob_match(p, agent.routing.critical_globs) for p in profile.diff.paths):
             return None
         return "no changed file or hunk matches its routing patterns"
     if profile.document_type and profile.document_type in rule.document_types:
         return None
     if any(d in rule.domains for d in domains):
         return None
-    pattern = _word_pattern(rule.keywords)
+    pattern = word_pattern(rule.keywords)
     if pattern is not None and pattern.search(text):
         return None
     shown = ", ".join(rule.keywords[:5])
@@ -248,9 +211,7 @@ def score_agent(
     if record.base_score == 0 and matcher.cross_cutting and any(u.code for u in profile.units):
         record.base_score = 1
         record.matched = ["source code"]
-    critical = profile.diff is not None and any(
-        _glob_match(p, agent.routing.critical_globs) for p in profile.diff.paths
-    )
+    critical = profile.diff is not None and any(glob_match(p, agent.routing.critical_globs) for p in profile.diff.paths)
     if critical:
         record.base_score = 3
     if record.base_score == 0:
