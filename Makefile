@@ -1,5 +1,8 @@
 # fluxdrive - developer entry points. Needs only python3 (3.11+), git and make.
 #
+#   make review TARGET=<path>
+#                 bootstrap .venv, then review TARGET offline (static runtime);
+#                 ARGS="--fail-on never --verbose" passes more options
 #   make test     bootstrap .venv with the dev extras, then lint, type-check, test
 #   make bench    run every benchmark in bench/ and print its figures
 #   make lock     re-pin requirements*.lock from pyproject.toml
@@ -12,7 +15,7 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check
 RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
-.PHONY: test lint typecheck unit bench lock docs clean
+.PHONY: review test lint typecheck unit bench lock docs clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "fluxdrive needs Python 3.11 or newer: run make PYTHON=python3.11 ...")'
@@ -27,6 +30,12 @@ $(DEV_STAMP): requirements-dev.lock pyproject.toml | $(BIN)/python
 	$(PIP) install --quiet -r requirements-dev.lock
 	$(PIP) install --quiet --no-deps --no-build-isolation -e .
 	@touch $@ $(RUNTIME_STAMP)
+
+# A review is non-interactive here: --yes approves the triage and accepts the
+# expansion recommendation; exit 1 means the verdict reached --fail-on (risky).
+review: $(RUNTIME_STAMP)
+	@test -n "$(TARGET)" || { echo "usage: make review TARGET=<file, directory, document or diff>" >&2; exit 2; }
+	$(BIN)/fluxdrive review "$(TARGET)" --yes $(ARGS)
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .

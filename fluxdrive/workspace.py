@@ -309,10 +309,22 @@ def _owner(path: Path) -> dict[str, object] | None:
 
 
 def isolate(output_dir: Path) -> list[str]:
-    """Run isolation: remove a previous run's reports, channel and verdicts (nothing else)."""
+    """Run isolation: remove a previous run's reports, channel, verdicts and run records (nothing else)."""
     output_dir = Path(output_dir)
     removed = []
-    patterns = ("*.md", "*.md.partial", "peer-findings.jsonl", "verdicts/*.json")
+    patterns = (
+        "*.md",
+        "*.md.partial",
+        "peer-findings.jsonl",
+        "verdicts/*.json",
+        "run.json",
+        "findings.json",
+        "findings.sarif",
+        "input.diff",
+        "prompts/*.md",
+        "research/*.md",
+        "content/*",
+    )
     keep = {"triage-table.md"}
     for pattern in patterns:
         for path in sorted(output_dir.glob(pattern)):

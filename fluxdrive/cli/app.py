@@ -19,6 +19,7 @@ from fluxdrive.cli import (
     domains,
     feedback,
     findings,
+    review,
     rules,
     schema,
     synthesize,
@@ -67,5 +68,6 @@ app.add_typer(rules.app, name="rules")
 app.add_typer(schema.app, name="schema")
 app.command("synthesize")(synthesize.synthesize_command)
 app.command("triage")(triage.triage_command)
+app.command("review")(review.review_command)
 app.add_typer(domains.app, name="domains")
 app.add_typer(feedback.app, name="feedback")

@@ -11,6 +11,7 @@ mid-line. ``verbose`` lists everything.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from fluxdrive.synthesis import Finding, Synthesis
@@ -48,8 +49,35 @@ def _footer(result: Synthesis, files: list[Path]) -> list[str]:
     return lines
 
 
-def render_console(result: Synthesis, files: list[Path], *, budget: int = 4000, verbose: bool = False) -> str:
-    """The stdout report, at most ``budget`` characters unless ``verbose``."""
+def agent_lines(result: Synthesis, seconds: Mapping[str, float] | None = None) -> list[str]:
+    """One compact line per agent: status, what it found, how long it took."""
+    lines = ["Agents:"]
+    for name, output in sorted(result.outputs.items()):
+        counts = Counter(f.severity for f in output.findings)
+        found = ", ".join(f"{counts[s]} {s}" for s in ("P0", "P1", "P2", "P3") if counts[s]) or "no findings"
+        if output.failed:
+            state, found = "failed", output.reason[:60]
+        elif output.partial:
+            state = "partial"
+        else:
+            state = output.status.value
+        took = f"  {seconds[name]:.1f} s" if seconds and name in seconds else ""
+        lines.append(f"  {name:<18} {state:<9} {found}{took}")
+    return lines
+
+
+def render_console(
+    result: Synthesis,
+    files: list[Path],
+    *,
+    budget: int = 4000,
+    verbose: bool = False,
+    agents: Sequence[str] = (),
+) -> str:
+    """The stdout report, at most ``budget`` characters unless ``verbose``.
+
+    ``agents`` (for a review: :func:`agent_lines`) follow the verdict lines.
+    """
     counts = result.counts()
     shown = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"
     head = [
@@ -63,6 +91,7 @@ def render_console(result: Synthesis, files: list[Path], *, budget: int = 4000, 
     failed = [f"{a} ({o.reason})" for a, o in result.outputs.items() if o.failed]
     if failed:
         head.append("Failed: " + "; ".join(failed)[:300])
+    head.extend(agents)
     footer = _footer(result, files)
     used = sum(len(line) + 1 for line in head + footer)
     body: list[str] = []

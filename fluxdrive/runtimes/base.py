@@ -29,7 +29,11 @@ class ReviewContent:
     ``files`` are POSIX paths relative to ``root``; an agent may read only
     inside ``root``. ``content_file`` is the rendered content (or the
     agent's slice) that prompt-based runtimes read. ``changed_lines``, for
-    diffs, limits findings to the lines the change touched.
+    diffs, limits findings to the lines the change touched. ``focus``, when
+    content routing gave the agent a slice, limits its findings to the slice:
+    files it received in full (value None) or the lines it received (a set);
+    it does not change what is analyzed, so analyzers still run once for all
+    agents.
     """
 
     root: Path
@@ -38,6 +42,7 @@ class ReviewContent:
     content_file: Path | None = None
     changed_lines: Mapping[str, frozenset[int]] | None = None
     label: str = ""
+    focus: Mapping[str, frozenset[int] | None] | None = None
 
     @property
     def is_document(self) -> bool:

@@ -26,7 +26,7 @@ from fluxdrive.contracts import (
 from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Runtime, Usage
 
 
-def _summary(task: AgentTask) -> tuple[str, str]:
+def summarize_output(task: AgentTask) -> tuple[str, str]:
     """(verdict status, one-line summary) for the agent's output."""
     result = classify_output(output_path(task.output_dir, task.agent.name))
     index = result.index
@@ -47,7 +47,7 @@ def _summary(task: AgentTask) -> tuple[str, str]:
 
 def record_verdict(task: AgentTask, result: AgentResult) -> None:
     """Write the agent's verdict record from its report on disk."""
-    status, summary = _summary(task)
+    status, summary = summarize_output(task)
     verdicts.write_verdict(
         task.output_dir,
         task.agent.name,

@@ -123,25 +123,32 @@ def test_isolation_removes_only_the_previous_runs_outputs(tmp_path: Path) -> Non
         "peer-findings.jsonl",
         "verdicts/fd-safety.json",
         "summary.md",
+        "run.json",
+        "prompts/fd-safety.md",
+        "research/git-history.md",
+        "content/fd-safety.diff",
     ]:
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("old")
-    for name in ["run.json", "triage.json", "notes.txt", "prompts/fd-safety.md"]:
+    for name in ["triage.json", "notes.txt", "research/notes.txt"]:
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("keep")
     removed = isolate(tmp_path)
     assert sorted(removed) == [
+        "content/fd-safety.diff",
         "fd-quality.md.partial",
         "fd-safety.md",
         "peer-findings.jsonl",
+        "prompts/fd-safety.md",
+        "research/git-history.md",
+        "run.json",
         "summary.md",
         "verdicts/fd-safety.json",
     ]
     assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()) == [
         "notes.txt",
-        "prompts/fd-safety.md",
-        "run.json",
+        "research/notes.txt",
         "triage.json",
     ]

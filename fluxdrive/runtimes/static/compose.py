@@ -63,6 +63,12 @@ def _disabled(hit: Hit, patterns: Sequence[str]) -> bool:
 
 
 def _in_change(hit: Hit, content: ReviewContent) -> bool:
+    if content.focus is not None:
+        if hit.path not in content.focus:
+            return False
+        lines = content.focus[hit.path]
+        if lines is not None and hit.line not in lines:
+            return False
     if content.changed_lines is None:
         return True
     changed = content.changed_lines.get(hit.path)

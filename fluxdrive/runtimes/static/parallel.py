@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -57,6 +58,11 @@ def analyze_chunk(
     return ChunkResult(outputs, secrets)
 
 
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the parent, which cancels the run (no traceback per worker)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _merge(name: str, parts: Sequence[AnalyzerOutput]) -> AnalyzerOutput:
     errors = sorted({p.error for p in parts if p.error})
     hits = sorted((hit for part in parts for hit in part.hits), key=lambda h: (h.path, h.line, h.rule, h.title))
@@ -81,7 +87,7 @@ def run_per_file(
     else:
         chunks = _chunks(sources, count)
         ctx = multiprocessing.get_context("spawn")  # the caller may hold threads; never fork
-        with ProcessPoolExecutor(max_workers=len(chunks), mp_context=ctx) as pool:
+        with ProcessPoolExecutor(max_workers=len(chunks), mp_context=ctx, initializer=_ignore_interrupts) as pool:
             submit: Callable[..., object] = pool.submit
             futures = [
                 submit(analyze_chunk, str(context.root), chunk, names, context.settings, context.ruff_select)

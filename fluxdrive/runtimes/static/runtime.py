@@ -10,12 +10,12 @@ findings - the same checkpoint an LLM agent performs.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from pathlib import Path
 
 from fluxdrive import __version__, channel
+from fluxdrive._threads import in_daemon_thread
 from fluxdrive.agents import AgentDefinition, load_roster
 from fluxdrive.contracts import Report, render_report, write_agent_output
 from fluxdrive.errors import ChannelError, UsageError
@@ -73,7 +73,7 @@ class StaticRuntime(Runtime):
                 hint="research agents answer questions between review stages; they are not run on a path",
             )
         analysis = self.analysis_for(task)
-        outputs = await asyncio.to_thread(analysis.ensure, analysis.ownership.analyzers_for(agent))
+        outputs = await in_daemon_thread(analysis.ensure, analysis.ownership.analyzers_for(agent))
         context = analysis.context()
         findings = select_hits(agent, outputs, analysis.ownership, task.config.static, task.content)
         entries, details = build_entries(agent, findings, context.mask)

@@ -1,0 +1,144 @@
+"""``fluxdrive review``: the whole protocol on one input - triage, approval, launch, synthesis."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from fluxdrive.cli._io import out, warn
+from fluxdrive.cli.synthesize import exit_for, fail_on_rank
+from fluxdrive.cli.triage import TargetArg
+from fluxdrive.errors import EXIT_INTERRUPTED, UsageError
+
+EXPAND = ("ask", "recommended", "all", "none")
+FORMATS = ("console", "json", "markdown", "sarif")
+
+
+def _ask(prompt: str) -> str:
+    sys.stderr.write(prompt if prompt.endswith(" ") else prompt + " ")
+    sys.stderr.flush()
+    return input()
+
+
+def _say(text: str) -> None:
+    sys.stderr.write(text if text.endswith("\n") else text + "\n")
+
+
+def review_command(
+    target: TargetArg = None,
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Approve the triage and accept the expansion recommendation.")
+    ] = False,
+    expand: Annotated[
+        str | None,
+        typer.Option(
+            "--expand",
+            metavar="recommended|all|none|ask",
+            help="After Stage 1: launch the recommended agents, all of Stage 2, none, or ask (default on a terminal).",
+        ),
+    ] = None,
+    agents: Annotated[
+        str | None, typer.Option("--agents", metavar="A,B,C", help="Review with exactly these agents.")
+    ] = None,
+    runtime: Annotated[str, typer.Option("--runtime", metavar="NAME", help="Runtime that executes the agents.")] = (
+        "static"
+    ),
+    output_dir: Annotated[
+        Path | None,
+        typer.Option("--output-dir", metavar="DIR", help="Where reports go (default: docs/research/flux-drive/...)."),
+    ] = None,
+    fail_on: Annotated[
+        str | None,
+        typer.Option(
+            "--fail-on",
+            metavar="risky|needs-changes|never",
+            help="Exit 1 at or above this verdict (default: config output.fail_on).",
+        ),
+    ] = None,
+    output_format: Annotated[
+        str, typer.Option("--format", metavar="console|json|markdown|sarif", help="What to print on stdout.")
+    ] = "console",
+    timeout: Annotated[
+        float | None, typer.Option("--timeout", metavar="SECONDS", help="Per-agent timeout (overrides config).")
+    ] = None,
+    max_concurrency: Annotated[
+        int | None, typer.Option("--max-concurrency", metavar="N", help="Agents in flight at once.")
+    ] = None,
+    no_research: Annotated[bool, typer.Option("--no-research", help="Skip research between the stages.")] = False,
+    no_dropout: Annotated[bool, typer.Option("--no-dropout", help="Never drop redundant Stage 2 agents.")] = False,
+    diff: Annotated[str | None, typer.Option("--diff", metavar="REF", help="Review the changes since a git ref.")] = (
+        None
+    ),
+    staged: Annotated[bool, typer.Option("--staged", help="Review the staged changes.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", help="List every finding, ignoring the output budget.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+) -> None:
+    """Review TARGET: triage, approval, Stage 1, research, expansion, Stage 2, synthesis; print the verdict."""
+    from fluxdrive.launch.progress import PlainProgress, Recorder, progress_for
+    from fluxdrive.launch.review import ReviewOptions, run_review
+    from fluxdrive.reports import render_console, render_json, render_sarif, render_summary
+    from fluxdrive.reports.console import agent_lines
+
+    if fail_on is not None:
+        fail_on_rank(fail_on)
+    if expand is not None and expand not in EXPAND:
+        raise UsageError(f"unknown --expand value {expand!r}", hint="use recommended, all, none or ask")
+    if output_format not in FORMATS:
+        raise UsageError(f"unknown --format {output_format!r}", hint="use console, json, markdown or sarif")
+    if timeout is not None and timeout <= 0:
+        raise UsageError("--timeout must be positive")
+    if max_concurrency is not None and max_concurrency < 1:
+        raise UsageError("--max-concurrency must be at least 1")
+    interactive = sys.stdin.isatty() and sys.stderr.isatty() and target != "-"
+    stdin_text = sys.stdin.read() if target == "-" else None
+    progress = Recorder() if quiet else progress_for(sys.stderr) if interactive else PlainProgress(sys.stderr)
+    options = ReviewOptions(
+        yes=yes,
+        expand=expand,  # type: ignore[arg-type]
+        agents=[a.strip() for a in agents.split(",") if a.strip()] if agents else None,
+        runtime=runtime,
+        output_dir=output_dir,
+        timeout_s=timeout,
+        max_concurrency=max_concurrency,
+        research=not no_research,
+        dropout=not no_dropout,
+        diff_ref=diff,
+        staged=staged,
+        stdin_text=stdin_text,
+        progress=progress,
+        ask=_ask if interactive else None,
+        say=_say,
+    )
+    run = run_review(target, options)
+    if not run.approved:
+        out("rejected at the approval gate; nothing was dispatched")
+        raise typer.Exit(0)
+    result = run.synthesis
+    if result is None:
+        warn("no agent report to synthesize")
+        raise typer.Exit(EXIT_INTERRUPTED if run.interrupted else 3)
+    for note in result.notes:
+        warn(note)
+    budget = 4000
+    if run.triage is not None:
+        budget = run.triage.config.output.stdout_budget_chars
+    seconds = {
+        name: record.usage.wall_s
+        for name, record in (run.manifest.agents.items() if run.manifest else [])
+        if record.usage
+    }
+    if output_format == "json":
+        out(render_json(result))
+    elif output_format == "markdown":
+        out(render_summary(result))
+    elif output_format == "sarif":
+        out(render_sarif(result))
+    else:
+        out(render_console(result, run.files, budget=budget, verbose=verbose, agents=agent_lines(result, seconds)))
+    if run.interrupted:
+        warn("interrupted: the report covers the agents that finished")
+        raise typer.Exit(EXIT_INTERRUPTED)
+    exit_for(result.verdict, fail_on or (run.triage.config.output.fail_on if run.triage else "risky"))
