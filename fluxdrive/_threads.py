@@ -24,6 +24,8 @@ async def in_daemon_thread(function: Callable[..., T], *args: object) -> T:
     def settle(result: T | None, error: BaseException | None) -> None:
         if future.done():
             return
+        if isinstance(error, StopIteration):  # a future refuses StopIteration; keep the failure visible
+            error = RuntimeError(f"StopIteration raised in {getattr(function, '__name__', 'a worker thread')}")
         if error is not None:
             future.set_exception(error)
         else:

@@ -121,7 +121,15 @@ def review_files(path: Path, root: Path) -> tuple[str, ...]:
     listed = _git_files(path) if (root / ".git").exists() else None
     names = listed if listed is not None else _walk_files(path)
     base = "" if str(prefix) == "." else prefix.as_posix() + "/"
-    return tuple(sorted(f"{base}{n}" for n in names if not _excluded(f"{base}{n}")))
+    runs = _run_directories(names)
+    return tuple(sorted(f"{base}{n}" for n in names if not _excluded(f"{base}{n}") and not n.startswith(runs or "\0")))
+
+
+def _run_directories(names: list[str]) -> tuple[str, ...]:
+    """Output directories of fluxdrive runs (``--output-dir`` anywhere): never part of what is reviewed."""
+    markers = (LOCK_FILE, "input-profile.json")
+    found = {n.rsplit("/", 1)[0] + "/" for n in names if "/" in n and n.rsplit("/", 1)[-1] in markers}
+    return tuple(sorted(found))
 
 
 # --------------------------------------------------------------------------

@@ -36,7 +36,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = "--debug" in args or os.environ.get("FLUXDRIVE_DEBUG") == "1"
     command = typer.main.get_command(app)
     try:
-        result = command.main(args, prog_name=PROG, standalone_mode=False)
+        # Not command.main(): it would turn Ctrl-C into a silent exit 130 before this boundary sees it.
+        with command.make_context(PROG, args) as ctx:
+            result = command.invoke(ctx)
     except FluxdriveError as exc:
         if debug:
             raise
@@ -48,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"{PROG}: aborted\n")
         return EXIT_INTERRUPTED
     except KeyboardInterrupt:
-        sys.stderr.write(f"{PROG}: interrupted\n")
+        sys.stderr.write(f"\n{PROG}: interrupted\n")
         return EXIT_INTERRUPTED
     except typer.TyperException as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":

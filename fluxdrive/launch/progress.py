@@ -38,6 +38,9 @@ class Progress(Protocol):
     def finished(self, agent: str, outcome: str, seconds: float, summary: str) -> None:
         """An agent's report is registered (whatever the outcome)."""
 
+    def suspend(self) -> None:
+        """Someone is about to be asked a question: stop redrawing until the next stage."""
+
     def close(self) -> None:
         """The launch is over."""
 
@@ -62,6 +65,9 @@ class Recorder:
 
     def finished(self, agent: str, outcome: str, seconds: float, summary: str) -> None:
         self.events.append(("finished", agent, outcome))
+
+    def suspend(self) -> None:
+        self.events.append(("suspend",))
 
     def close(self) -> None:
         self.events.append(("close",))
@@ -101,6 +107,9 @@ class PlainProgress:
             f" ({elapsed:.1f} s elapsed): {summary}"
         )
 
+    def suspend(self) -> None:
+        return None
+
     def close(self) -> None:
         return None
 
@@ -117,8 +126,15 @@ class LiveProgress:
         self.started_at: dict[str, float] = {}
         self.done = 0
         self.total = 0
-        self.live = Live(console=self.console, refresh_per_second=4, transient=False, get_renderable=self._render)
-        self.live.start()
+        # Started with the first stage: the approval gate must own the terminal until then.
+        self.live = Live(
+            console=self.console,
+            refresh_per_second=4,
+            transient=False,
+            get_renderable=self._render,
+            redirect_stdout=False,
+            redirect_stderr=False,
+        )
 
     def _render(self) -> Table:
         from rich.table import Table
@@ -139,6 +155,8 @@ class LiveProgress:
         self.total += len(agents)
         for agent in agents:
             self.rows[agent] = ["queued", "", f"stage {stage}"]
+        if not self.live.is_started:
+            self.live.start()
 
     def started(self, agent: str) -> None:
         self.started_at[agent] = time.monotonic()
@@ -152,8 +170,13 @@ class LiveProgress:
         self.done += 1
         self.rows[agent] = [outcome, f"{seconds:.1f} s", summary[:70]]
 
+    def suspend(self) -> None:
+        if self.live.is_started:
+            self.live.stop()
+
     def close(self) -> None:
-        self.live.stop()
+        if self.live.is_started:
+            self.live.stop()
 
 
 def progress_for(stream: IO[str] | None = None, *, live: bool | None = None) -> Progress:

@@ -138,7 +138,7 @@ def _runtime(options: ReviewOptions) -> Runtime:
 
 def _explicit_roster(result: Triage, names: Sequence[str]) -> None:
     """``--agents a,b,c``: exactly these agents, staged by their scores."""
-    wanted = [result.roster.get(n if n in result.roster.agents else f"fd-{n}").name for n in names]
+    wanted = [result.roster.get(f"fd-{n}" if f"fd-{n}" in result.roster.agents else n).name for n in names]
     for name in wanted:
         if result.roster.agents[name].kind != "review":
             raise UsageError(f"{name} is a research agent", hint="--agents takes review agents")
@@ -150,8 +150,8 @@ def _explicit_roster(result: Triage, names: Sequence[str]) -> None:
             result.overrides.added[name] = max(record.final_score if record else 0.0, 1.0)
     result.recompute()
     for record in result.agents:
-        if record.name in wanted and record.stage == "pool":
-            record.stage = 2
+        if record.name in wanted and record.stage not in (1, 2):
+            record.stage = 2  # chosen by name: it runs in Stage 2 even below the selection thresholds
 
 
 def _fingerprint(root: Path, files: Sequence[str]) -> str:
@@ -338,7 +338,12 @@ class _Launcher:
             await in_daemon_thread(self._research)
             self.phases["research"] = round(time.monotonic() - started, 3)
             self._decide()
-            self.chosen = self._choose(mode)
+            if mode == "ask":
+                self.progress.suspend()
+                # In a thread, so Ctrl-C at the question still cancels the review at once.
+                self.chosen = await in_daemon_thread(self._choose, mode)
+            else:
+                self.chosen = self._choose(mode)
             if self.chosen:
                 started = time.monotonic()
                 await self._stage(2, self.chosen, monitor)

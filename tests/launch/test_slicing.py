@@ -111,7 +111,10 @@ def big_diff(tmp_path: Path) -> Target:
         GONE: filler("r0", 40),
         **{path: filler(f"f{n}0", 60) for n, path in enumerate(FILLERS)},
     }
-    loop = "def totals(cursor, rows):\n    for row in rows:\n        cursor.execute('SELECT total FROM orders WHERE id = ?', (row,))\n"
+    # A query per row (N+1) through a query builder: performance's business, not a raw SQL sink for safety.
+    loop = (
+        "def totals(db, rows):\n    for row in rows:\n        db.scalar('SELECT total FROM orders WHERE id = ?', row)\n"
+    )
     after: dict[str, str | None] = {
         AUTH: filler("a1", 60),
         HANDLERS: handlers("new"),

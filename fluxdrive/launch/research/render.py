@@ -1,0 +1,70 @@
+"""An answer rendered in the research-contract shape: Sources, Findings, Confidence, Gaps, under 60 lines.
+
+Apart from the executors so that every answer, built in or plugged in, gets
+the same shape, the same length caps and the same credential masking.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from fluxdrive.launch.research.model import OFFLINE_NOTE, Point, ResearchAnswer
+from fluxdrive.launch.research.triggers import Trigger
+from fluxdrive.runtimes.static.hits import mask_text
+
+MAX_LINES = 59  # the contract says "under 60 lines"
+MAX_SOURCES = 8
+MAX_GAPS = 6
+_LINE_LIMIT = 240
+
+
+def _clean(text: str) -> str:
+    text = mask_text(re.sub(r"[\r\n\t]+", " ", text))
+    return text if len(text) <= _LINE_LIMIT else text[: _LINE_LIMIT - 1] + "…"
+
+
+def _bullets(items: Sequence[str], cap: int, empty: str) -> list[str]:
+    if not items:
+        return [f"- {empty}"]
+    if len(items) > cap:
+        return [f"- {_clean(i)}" for i in items[: cap - 1]] + [f"- … {len(items) - cap + 1} more"]
+    return [f"- {_clean(i)}" for i in items]
+
+
+def _numbered(points: Sequence[Point], budget: int) -> list[str]:
+    lines: list[str] = []
+    for number, point in enumerate(points, 1):
+        lines.append(f"{number}. {_clean(point.text)}")
+        lines.extend(f"   - {_clean(d)}" for d in point.details)
+    if not lines:
+        return ["1. Nothing found."]
+    if len(lines) > budget:
+        cut = len(lines) - budget + 1
+        lines = [*lines[: budget - 1], f"   - … {cut} more line(s) cut to keep the answer short."]
+    return lines
+
+
+def render_answer(trigger: Trigger, agent: str, answer: ResearchAnswer, *, stand_in_for: str | None = None) -> str:
+    """The research-contract file: a short header, then Sources, Findings, Confidence, Gaps (under 60 lines)."""
+    how = f"{agent} standing in for {stand_in_for} ({OFFLINE_NOTE})" if stand_in_for else "answered from the repository"
+    header = [
+        f"# Research: {agent}",
+        "",
+        f"Question: {_clean(trigger.question)}",
+        f'Finding: {_clean(trigger.finding_id)} ({trigger.severity}), matched "{trigger.matched}"; {how}.',
+        "",
+    ]
+    sources = _bullets(answer.sources, MAX_SOURCES, "none: nothing could be read")
+    gaps = _bullets(answer.gaps, MAX_GAPS, "none known")
+    confidence = f"{answer.confidence} - {_clean(answer.confidence_note)}"
+    fixed = len(header) + len(sources) + len(gaps) + 8  # four headings, three blank lines, the confidence line
+    findings = _numbered(answer.points, MAX_LINES - fixed)
+    lines = [
+        *header,
+        "### Sources", *sources, "",
+        "### Findings", *findings, "",
+        "### Confidence", confidence, "",
+        "### Gaps", *gaps,
+    ]  # fmt: skip
+    return "\n".join(lines) + "\n"
