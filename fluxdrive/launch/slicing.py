@@ -65,7 +65,7 @@ Content files, all written atomically inside OUTPUT_DIR:
 Speed: a 5,000-file diff of 200,000 changed lines is parsed once, and each
 agent pattern reads each file's hunks at most once. The patterns from
 :mod:`fluxdrive._match` start with a look-behind, which stops Python's regex
-engine from skipping ahead, so :class:`_Finder` first finds the literal each
+engine from skipping ahead, so :class:`Finder` first finds the literal each
 match must start with (a C-speed substring scan) and lets the pattern confirm
 only there; likewise only globs whose literal part occurs in a path reach
 ``glob_match``.
@@ -76,13 +76,13 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from fluxdrive._atomic import atomic_write_text
-from fluxdrive._match import glob_match, keyword_pattern, word_pattern
+from fluxdrive._match import Finder, Text, glob_match, keyword_pattern, word_pattern
 from fluxdrive.agents.definition import NAME_PATTERN, AgentDefinition
 from fluxdrive.config.model import SlicingConfig
 from fluxdrive.contracts.run_manifest import SliceRecord
@@ -118,9 +118,6 @@ SAFETY_TEXT_WORDS = (
 _NAME = re.compile(NAME_PATTERN)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NOT_WORD = re.compile(r"[^A-Za-z0-9]+")
-# The only characters Python's case-insensitive matching folds onto ASCII letters that
-# str.lower() leaves alone or lengthens (found by exhaustive search over Unicode).
-_ODD_FOLDS = ("\u017f", "\u0131", "\u0130")
 
 
 # --------------------------------------------------------------------------
@@ -242,65 +239,6 @@ def _plural(count: int, word: str, many: str | None = None) -> str:
 # matching
 
 
-@dataclass(frozen=True, slots=True)
-class _Text:
-    """A text to match, with its lowercase twin when that twin keeps every position."""
-
-    raw: str
-    lowered: str | None
-
-    @classmethod
-    def of(cls, raw: str) -> _Text:
-        lowered = raw.lower()
-        same = len(lowered) == len(raw) and (raw.isascii() or not any(c in raw for c in _ODD_FOLDS))
-        return cls(raw, lowered if same else None)
-
-
-@dataclass(frozen=True, slots=True)
-class _Finder:
-    """A pattern from :mod:`fluxdrive._match`, and one per word for checking a candidate position.
-
-    Every match of ``keyword_pattern(words)`` or ``word_pattern(words)``
-    starts with one of the words (case-insensitively), so where no word occurs
-    as a substring there is no match, and where one does, that word's own
-    pattern, matched at that position, decides with the pattern's boundaries.
-    Words sharing a shorter word as prefix (``auth``, ``authorize``) are found
-    by one scan for the prefix. Non-ASCII words, and texts whose lowercase
-    form shifts positions, take the plain search.
-    """
-
-    pattern: re.Pattern[str]
-    heads: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
-
-    @classmethod
-    def build(cls, words: Iterable[str], compile_: Callable[[Iterable[str]], re.Pattern[str] | None]) -> _Finder | None:
-        cleaned = sorted({w for w in words if w.strip()})
-        pattern = compile_(cleaned)
-        if pattern is None:
-            return None
-        heads: dict[str, list[re.Pattern[str]]] = {}
-        for needle in sorted({w.lower() for w in cleaned}):  # a prefix sorts before its extensions
-            single = compile_([needle])
-            if single is None or not needle.isascii():
-                return cls(pattern, ())
-            head = next((h for h in heads if needle.startswith(h)), needle)
-            heads.setdefault(head, []).append(single)
-        return cls(pattern, tuple((h, tuple(p)) for h, p in heads.items()))
-
-    def found_in(self, text: _Text) -> bool:
-        """True when the pattern matches somewhere in ``text``."""
-        if not self.heads or text.lowered is None:
-            return self.pattern.search(text.raw) is not None
-        lowered, raw = text.lowered, text.raw
-        for head, singles in self.heads:
-            start = lowered.find(head)
-            while start != -1:
-                if any(single.match(raw, start) for single in singles):
-                    return True
-                start = lowered.find(head, start + 1)
-        return False
-
-
 def _identifier_words(path: str) -> str:
     """``src/AuthService/api_key.py`` -> ``src Auth Service api key py``: path parts as words."""
     return _NOT_WORD.sub(" ", _CAMEL.sub(" ", path))
@@ -318,11 +256,11 @@ class _Rules:
     """One agent's routing, compiled once."""
 
     globs: tuple[tuple[str, str], ...]
-    path_words: _Finder | None
-    hunks: _Finder | None
-    text_words: _Finder | None
-    titles: _Finder | None
-    concerns: _Finder | None
+    path_words: Finder | None
+    hunks: Finder | None
+    text_words: Finder | None
+    titles: Finder | None
+    concerns: Finder | None
 
     @classmethod
     def of(cls, agent: AgentDefinition) -> _Rules:
@@ -336,14 +274,14 @@ class _Rules:
             text_words += SAFETY_TEXT_WORDS
         return cls(
             globs=tuple((_glob_literal(g), g) for g in dict.fromkeys(globs)),
-            path_words=_Finder.build(path_words, word_pattern),
-            hunks=_Finder.build(routing.hunk_keywords, keyword_pattern),
-            text_words=_Finder.build(text_words, word_pattern),
-            titles=_Finder.build(routing.section_keywords, keyword_pattern),
-            concerns=_Finder.build(agent.concerns, word_pattern),
+            path_words=Finder.build(path_words, word_pattern),
+            hunks=Finder.build(routing.hunk_keywords, keyword_pattern),
+            text_words=Finder.build(text_words, word_pattern),
+            titles=Finder.build(routing.section_keywords, keyword_pattern),
+            concerns=Finder.build(agent.concerns, word_pattern),
         )
 
-    def path_hit(self, path: str, words: _Text) -> bool:
+    def path_hit(self, path: str, words: Text) -> bool:
         """True when a changed file's path makes it priority.
 
         Only the globs whose literal part occurs in the path go to
@@ -368,9 +306,9 @@ class _FileDiff:
     added: int
     removed: int
     raw: str
-    text: _Text
-    words: _Text
-    path_words: _Text
+    text: Text
+    words: Text
+    path_words: Text
 
     @property
     def changed(self) -> int:
@@ -402,9 +340,9 @@ def _parse_diff(diff_text: str) -> list[_FileDiff]:
                 sum(b[1] for b in blocks),
                 sum(b[2] for b in blocks),
                 raw,
-                _Text.of(text),
-                _Text.of(text.replace("_", " ")),
-                _Text.of(_identifier_words(path)),
+                Text.of(text),
+                Text.of(text.replace("_", " ")),
+                Text.of(_identifier_words(path)),
             )
         )
     return files
@@ -519,9 +457,9 @@ class _Part:
     level: int
     start: int
     end: int
-    text: _Text
-    words: _Text
-    heading: _Text
+    text: Text
+    words: Text
+    heading: Text
 
     @property
     def size(self) -> int:
@@ -546,7 +484,7 @@ def _document_parts(lines: list[str], sections: Sequence[Section]) -> tuple[_Par
 
     def part(title: str, level: int, start: int, end: int) -> _Part:
         body = "\n".join(lines[start - 1 : end])
-        return _Part(title, level, start, end, _Text.of(body), _Text.of(body.replace("_", " ")), _Text.of(title))
+        return _Part(title, level, start, end, Text.of(body), Text.of(body.replace("_", " ")), Text.of(title))
 
     first = starts[0] if starts else len(lines) + 1
     preamble = None

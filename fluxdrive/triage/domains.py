@@ -192,7 +192,25 @@ def _matches(category: str, signal: str, seen: Observations, keyword_text: str) 
         return any(fnmatch.fnmatchcase(f, signal) for f in seen.files)
     if category == "frameworks":
         return any(_dependency_matches(signal, d) for d in seen.dependencies)
-    return re.search(rf"(?<![\w]){re.escape(signal)}(?![\w])", keyword_text) is not None
+    return _keyword_in(signal.lower(), keyword_text)
+
+
+def _keyword_in(word: str, text: str) -> bool:
+    """``word`` as a whole word in the (lowercased) sample text.
+
+    ``str.find`` jumps to each occurrence and only those are checked for word
+    boundaries: a regex with a look-behind would walk every position of
+    megabytes of samples for each of ~120 signals.
+    """
+    start = text.find(word)
+    while start != -1:
+        end = start + len(word)
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+            return True
+        start = text.find(word, start + 1)
+    return False
 
 
 def score_domains(

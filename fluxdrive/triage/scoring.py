@@ -29,11 +29,10 @@ expansion pool.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from fluxdrive._match import glob_match, keyword_pattern, word_pattern
+from fluxdrive._match import Finder, Text, glob_match, keyword_pattern, word_pattern
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import Config
 from fluxdrive.triage.profile import InputProfile, Unit
@@ -90,11 +89,11 @@ class Overrides:
 
 @dataclass(frozen=True)
 class _Matcher:
-    """What makes a unit relevant to one agent."""
+    """What makes a unit relevant to one agent (the same patterns content routing uses)."""
 
-    concerns: re.Pattern[str] | None
-    hunks: re.Pattern[str] | None
-    sections: re.Pattern[str] | None
+    concerns: Finder | None
+    hunks: Finder | None
+    sections: Finder | None
     globs: tuple[str, ...]
     cross_cutting: bool
 
@@ -102,9 +101,9 @@ class _Matcher:
     def of(cls, agent: AgentDefinition) -> _Matcher:
         routing = agent.routing
         return cls(
-            word_pattern(agent.concerns),
-            keyword_pattern(routing.hunk_keywords),
-            keyword_pattern(routing.section_keywords),
+            Finder.build(agent.concerns, word_pattern),
+            Finder.build(routing.hunk_keywords, keyword_pattern),
+            Finder.build(routing.section_keywords, keyword_pattern),
             tuple(routing.priority_globs),
             routing.cross_cutting,
         )
@@ -113,18 +112,19 @@ class _Matcher:
         """Why the unit matches (a short reason), or None."""
         if unit.file and self.globs and glob_match(unit.file, self.globs):
             return f"path {unit.file}"
+        text = Text.of(unit.text)
         if (kind == "diff" or unit.code) and self.hunks is not None:
-            found = self.hunks.search(unit.text)
+            found = self.hunks.first(text)
             if found:
-                return found.group(0).lower()
+                return found.lower()
         if unit.section and self.sections is not None:
-            found = self.sections.search(unit.section)
+            found = self.sections.first(Text.of(unit.section))
             if found:
-                return found.group(0).lower()
+                return found.lower()
         if self.concerns is not None:
-            found = self.concerns.search(unit.text)
+            found = self.concerns.first(text)
             if found:
-                return found.group(0).lower()
+                return found.lower()
         return None
 
 
@@ -155,8 +155,8 @@ def prefilter(agent: AgentDefinition, profile: InputProfile, domains: Sequence[s
         return None
     if any(d in rule.domains for d in domains):
         return None
-    pattern = word_pattern(rule.keywords)
-    if pattern is not None and pattern.search(text):
+    finder = Finder.build(rule.keywords, word_pattern)
+    if finder is not None and finder.found_in(Text.of(text)):
         return None
     shown = ", ".join(rule.keywords[:5])
     return f"the input never mentions {shown}, ..." if shown else "no pre-filter rule lets it pass"

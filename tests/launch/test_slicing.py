@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from unidiff.patch import PatchSet
 
-from fluxdrive._match import glob_match, keyword_pattern, word_pattern
+from fluxdrive._match import Finder, Text, glob_match, keyword_pattern, word_pattern
 from fluxdrive.agents import AgentDefinition, load_roster
 from fluxdrive.config.model import SlicingConfig
 from fluxdrive.contracts.run_manifest import SliceRecord
@@ -24,9 +24,7 @@ from fluxdrive.launch.slicing import (
     SAFETY_TEXT_WORDS,
     ContentPlan,
     Slice,
-    _Finder,
     _glob_literal,
-    _Text,
     route_content,
 )
 from fluxdrive.triage.profile import build_profile
@@ -496,10 +494,10 @@ PATH_PARTS = [
 def test_finder_agrees_with_the_pattern(parts: list[str], kind: str) -> None:
     text = "".join(parts)
     compile_ = keyword_pattern if kind == "keyword" else word_pattern
-    finder = _Finder.build(ROSTER_WORDS, compile_)
+    finder = Finder.build(ROSTER_WORDS, compile_)
     pattern = compile_(ROSTER_WORDS)
     assert finder is not None and pattern is not None
-    assert finder.found_in(_Text.of(text)) == (pattern.search(text) is not None)
+    assert finder.found_in(Text.of(text)) == (pattern.search(text) is not None)
 
 
 @settings(max_examples=400, deadline=None)
