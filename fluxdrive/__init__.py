@@ -19,7 +19,9 @@ if TYPE_CHECKING:
     from fluxdrive.config import Config, load_config
     from fluxdrive.contracts import IndexEntry, ParsedIndex
     from fluxdrive.errors import FluxdriveError
+    from fluxdrive.launch.review import ReviewOptions, review
     from fluxdrive.synthesis import Synthesis, synthesize
+    from fluxdrive.triage import Triage, triage_target
     from fluxdrive.verdicts import VerdictRecord
 
 try:
@@ -34,10 +36,14 @@ _LAZY = {
     "IndexEntry": "fluxdrive.contracts",
     "ParsedIndex": "fluxdrive.contracts",
     "PeerFinding": "fluxdrive.channel",
+    "ReviewOptions": "fluxdrive.launch.review",
+    "Triage": "fluxdrive.triage",
     "VerdictRecord": "fluxdrive.verdicts",
     "load_config": "fluxdrive.config",
     "load_roster": "fluxdrive.agents",
+    "review": "fluxdrive.launch.review",
     "synthesize": "fluxdrive.synthesis",
+    "triage_target": "fluxdrive.triage",
     "Synthesis": "fluxdrive.synthesis",
 }
 _MODULES = {"channel", "contracts", "verdicts"}
@@ -49,14 +55,18 @@ __all__ = [
     "IndexEntry",
     "ParsedIndex",
     "PeerFinding",
+    "ReviewOptions",
     "Synthesis",
+    "Triage",
     "VerdictRecord",
     "__version__",
     "channel",
     "contracts",
     "load_config",
     "load_roster",
+    "review",
     "synthesize",
+    "triage_target",
     "verdicts",
 ]
 

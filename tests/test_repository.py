@@ -69,14 +69,18 @@ def test_public_api_is_deliberate() -> None:
         "IndexEntry",
         "ParsedIndex",
         "PeerFinding",
+        "ReviewOptions",
         "Synthesis",
+        "Triage",
         "VerdictRecord",
         "__version__",
         "channel",
         "contracts",
         "load_config",
         "load_roster",
+        "review",
         "synthesize",
+        "triage_target",
         "verdicts",
     ]
     for name in fluxdrive.__all__:

@@ -592,3 +592,18 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
             interrupted=interrupted,
             notes=list(data["notes"]),
         )
+
+
+def review(target: str | Path | None, options: ReviewOptions | None = None) -> Synthesis:
+    """Review ``target`` and return the synthesis (the library's one-call entry point).
+
+    Non-interactive unless ``options.ask`` is given: pass ``yes=True`` (and
+    an ``expand`` choice to override the recommendation). Raises
+    :class:`~fluxdrive.errors.ReviewError` when there is nothing to return:
+    the plan was rejected, or no agent ran.
+    """
+    run = run_review(target, options)
+    if run.synthesis is None:
+        reason = "the plan was rejected at the approval gate" if not run.approved else "no agent report was written"
+        raise ReviewError(f"no review result: {reason}", hint=f"see {run.output_dir}")
+    return run.synthesis

@@ -153,6 +153,17 @@ def prefilter(agent: AgentDefinition, profile: InputProfile, domains: Sequence[s
         return "no changed file or hunk matches its routing patterns"
     if profile.document_type and profile.document_type in rule.document_types:
         return None
+    # Source code speaks in calls, not prose: its routing keywords (``execute(``, ``subprocess``,
+    # ``lock``) let an agent in just as they do for a diff's hunks.
+    routing = agent.routing
+    code_signals = Finder.build(routing.hunk_keywords, keyword_pattern)
+    for unit in profile.units:
+        if not unit.code:
+            continue
+        if unit.file and glob_match(unit.file, [*routing.priority_globs, *routing.critical_globs]):
+            return None
+        if code_signals is not None and code_signals.found_in(Text.of(unit.text)):
+            return None
     if any(d in rule.domains for d in domains):
         return None
     finder = Finder.build(rule.keywords, word_pattern)

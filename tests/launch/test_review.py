@@ -29,7 +29,10 @@ from fluxdrive.workspace import BusyError
 from tests.triage.conftest import git
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "projects" / "py-webapp"
-STAGE1 = ["fd-correctness", "fd-quality", "fd-safety"]
+# Triage of the fixture (tests/triage covers why): the security-heavy files put fd-safety in Stage 1
+# with fd-quality and fd-user-product; fd-correctness and fd-performance wait in Stage 2.
+STAGE1 = ["fd-quality", "fd-safety", "fd-user-product"]
+STAGE2 = ["fd-correctness", "fd-performance"]
 
 
 @pytest.fixture
@@ -57,8 +60,11 @@ def test_static_review_end_to_end(project: Path) -> None:
     out = project / "out"
     assert run.synthesis is not None and run.synthesis.verdict == "risky"
     manifest = load_manifest(out)
-    assert manifest is not None and manifest.launched == sorted([*STAGE1, "fd-performance"])
-    assert [s.stage for s in manifest.stages] == [1, 2] and not manifest.early_stop
+    assert manifest is not None and manifest.stages[0].agents == STAGE1
+    # fd-safety's P0s recommend fd-correctness (it lists fd-safety as adjacent); fd-performance has no reason to run.
+    assert manifest.launched == sorted([*STAGE1, "fd-correctness"])
+    assert [(s.stage, s.launched) for s in manifest.stages] == [(1, True), (2, True), (2, False)]
+    assert not manifest.early_stop and manifest.skipped == ["fd-performance"]
     assert _reports(out) == [f"{a}.md" for a in manifest.launched], "exactly one report per launched agent"
     for agent in manifest.launched:
         prompt = (out / "prompts" / f"{agent}.md").read_text()
@@ -68,25 +74,28 @@ def test_static_review_end_to_end(project: Path) -> None:
         assert manifest.agents[agent].provenance.provider == "static"
     data = json.loads((out / "run.json").read_text())
     assert set(data["phases"]) >= {"triage", "stage1", "research", "stage2", "synthesis", "total"}
-    assert data["expansion"]["kind"] == "recommend" and data["expansion"]["chosen"] == ["fd-performance"]
-    assert "P1" in data["expansion"]["message"] and "(adjacent)" in data["expansion"]["message"]
+    assert data["expansion"]["kind"] == "recommend" and data["expansion"]["chosen"] == ["fd-correctness"]
+    assert "P0" in data["expansion"]["message"] and "by fd-safety (adjacent)" in data["expansion"]["message"]
+    assert data["agents"]["fd-performance"]["outcome"] == "not-launched"
     assert (out / "findings.json").is_file() and (out / "summary.md").is_file() and (out / "findings.sarif").is_file()
     phases = [e[1] for e in progress.events if e[0] == "phase"]
     assert any(p.startswith("Expansion decision:") for p in phases), "the decision is always shown"
-    assert any(p.startswith("Dropout:") for p in phases)
+    assert any(p.startswith("Dropout (redundancy after Stage 1):") for p in phases)
+    assert {row["agent"] for row in data["dropout"]["rows"]} == set(STAGE2)
+    assert not any(row["dropped"] for row in data["dropout"]["rows"] if row["agent"] == "fd-correctness"), "exempt"
 
 
 def test_expand_none_stops_after_stage1(project: Path) -> None:
     run = _review(project, yes=True, expand="none")
     assert run.synthesis is not None
-    assert run.synthesis.early_stop and run.synthesis.skipped_agents == ["fd-performance"]
+    assert run.synthesis.early_stop and run.synthesis.skipped_agents == STAGE2
     assert run.manifest is not None and run.manifest.agents["fd-performance"].outcome == "not-launched"
     assert not (project / "out" / "fd-performance.md").exists()
 
 
 def test_faults_become_stubs_and_prose(project: Path) -> None:
     runtime = ScriptedRuntime(
-        {"fd-safety": [Crash("provider exploded")], "fd-quality": [Hang()], "fd-correctness": [Garbage()]}
+        {"fd-safety": [Crash("provider exploded")], "fd-quality": [Hang()], "fd-user-product": [Garbage()]}
     )
     run = _review(project, yes=True, expand="none", runtime=runtime, timeout_s=0.3)
     out = project / "out"
@@ -94,7 +103,7 @@ def test_faults_become_stubs_and_prose(project: Path) -> None:
     assert classify_output(out / "fd-safety.md").status is OutputStatus.ERROR
     assert "provider exploded" in classify_output(out / "fd-safety.md").reason
     assert "timed out after 0.3 s" in classify_output(out / "fd-quality.md").reason
-    assert classify_output(out / "fd-correctness.md").status is OutputStatus.MALFORMED
+    assert classify_output(out / "fd-user-product.md").status is OutputStatus.MALFORMED
     assert run.synthesis is not None
     assert run.synthesis.agents_failed == ["fd-quality", "fd-safety"]
     assert "1/3 agents" not in run.synthesis.validation_line
@@ -103,25 +112,25 @@ def test_faults_become_stubs_and_prose(project: Path) -> None:
 
 
 def test_research_feeds_stage2(project: Path) -> None:
-    correctness = findings_report(
-        "CR",
+    safety = findings_report(
+        "SF",
         (
             "P0",
             "shop/db.py",
-            "fetchone() result used unchecked; the usual best practice is to test it for None first",
-            "shop/db.py:17",
+            "SQL built with % formatting; the usual best practice is a parameterized query",
+            "shop/db.py:15",
         ),
     )
-    runtime = ScriptedRuntime({"fd-correctness": [Report(correctness)]})
+    runtime = ScriptedRuntime({"fd-safety": [Report(safety)]})
     run = _review(project, yes=True, runtime=runtime)
     out = project / "out"
     assert run.manifest is not None and run.manifest.research
     answered = [r for r in run.manifest.research if r.status == "completed"]
     assert answered and all((out / str(r.output)).is_file() for r in answered)
-    # fd-performance lists fd-correctness as adjacent: a P0 there recommends it.
-    assert run.manifest.stages[-1].agents == ["fd-performance"] and run.manifest.stages[-1].launched
-    prompt = (out / "prompts" / "fd-performance.md").read_text()
-    assert "## Stage 1 findings" in prompt and "fetchone() result used unchecked" in prompt
+    # fd-correctness lists fd-safety as adjacent: a P0 there recommends it.
+    assert run.manifest.stages[1].agents == ["fd-correctness"] and run.manifest.stages[1].launched
+    prompt = (out / "prompts" / "fd-correctness.md").read_text()
+    assert "## Stage 1 findings" in prompt and "SQL built with % formatting" in prompt
     assert "## Research results" in prompt and "### Sources" in prompt
 
 
@@ -209,3 +218,14 @@ def test_diff_review_reports_only_changed_lines(project: Path) -> None:
     assert locations and all(loc.startswith("shop/routes.py:") for loc in locations)
     first_new = len(routes.read_text().splitlines()) - 3
     assert all(int(loc.split(":")[1]) >= first_new for loc in locations), locations
+
+
+def test_library_one_call(project: Path) -> None:
+    import fluxdrive
+    from fluxdrive.errors import ReviewError
+
+    result = fluxdrive.review("shop/db.py", fluxdrive.ReviewOptions(cwd=project, yes=True, expand="none"))
+    assert result.verdict == "risky" and any(f.locations[0].startswith("shop/db.py:") for f in result.findings)
+    options = fluxdrive.ReviewOptions(cwd=project, ask=lambda prompt: "reject", say=lambda text: None)
+    with pytest.raises(ReviewError, match="rejected at the approval gate"):
+        fluxdrive.review(".", options)
