@@ -1,9 +1,16 @@
-"""fluxdrive's SQLite record: feedback on findings (the trust multiplier), later runs and costs.
+"""fluxdrive's SQLite record: feedback on findings (the trust multiplier), runs and their costs.
 
 The database lives at ``$XDG_DATA_HOME/fluxdrive/history.db`` (default
 ``~/.local/share/fluxdrive/history.db``). Migrations are numbered and applied
 in order when the database is opened; each one runs once, recorded in
 ``schema_migrations``.
+
+    feedback      one verdict on a finding, per agent that reported it (migration 1)
+    runs          one review run: input, verdict, runtime, totals (migration 2)
+    agent_calls   one launched agent of a run: model, tokens, cost, seconds, outcome (migration 2)
+
+Past calls also estimate what an agent will cost next time
+(:func:`estimate_tokens`): the median of its recent completed calls.
 
 Trust (PROTOCOL.md section 3): an agent whose findings people keep discarding
 should rank lower in triage, but never be silenced for good. With no feedback
@@ -14,14 +21,20 @@ r > 80% -> 0.85..1.0 (only with n >= ``trust_min_reviews``; fewer stays at
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sqlite3
+import statistics
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from fluxdrive._clock import utc_timestamp
 from fluxdrive.config.model import ScoringConfig
+
+if TYPE_CHECKING:
+    from fluxdrive.contracts.run_manifest import RunManifest
 
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (
@@ -39,7 +52,51 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         CREATE INDEX feedback_agent_project ON feedback (agent, project);
         """,
     ),
+    (
+        2,
+        "runs",
+        """
+        CREATE TABLE runs (
+            id TEXT PRIMARY KEY,
+            project TEXT NOT NULL,
+            input TEXT,
+            input_type TEXT,
+            started_at TEXT,
+            finished_at TEXT,
+            verdict TEXT,
+            runtime TEXT,
+            agents INTEGER NOT NULL,
+            tokens_in INTEGER NOT NULL,
+            tokens_out INTEGER NOT NULL,
+            cost_usd REAL NOT NULL,
+            interrupted INTEGER NOT NULL CHECK (interrupted IN (0, 1))
+        );
+        CREATE TABLE agent_calls (
+            id INTEGER PRIMARY KEY,
+            run_id TEXT NOT NULL REFERENCES runs (id),
+            agent TEXT NOT NULL,
+            stage INTEGER,
+            provider TEXT,
+            model_family TEXT,
+            model_id TEXT,
+            tokens_in INTEGER NOT NULL,
+            tokens_out INTEGER NOT NULL,
+            cost_usd REAL NOT NULL,
+            duration_s REAL NOT NULL,
+            outcome TEXT NOT NULL,
+            at TEXT NOT NULL
+        );
+        CREATE INDEX agent_calls_agent_model ON agent_calls (agent, model_id);
+        CREATE INDEX agent_calls_run ON agent_calls (run_id);
+        CREATE INDEX runs_project_started ON runs (project, started_at);
+        """,
+    ),
 )
+
+# Outcomes of agents that never made a call: they are not recorded in agent_calls.
+_NOT_CALLED = ("not-launched", "dropped")
+# How many recent completed calls estimate_tokens takes the median of.
+ESTIMATE_WINDOW = 20
 
 
 def database_path(env: dict[str, str] | None = None) -> Path:
@@ -119,3 +176,164 @@ def trust_for(project: str, settings: ScoringConfig, path: Path | None = None) -
     with open_history(database) as connection:
         counts = feedback_counts(connection, project)
     return {agent: trust_multiplier(a, t, settings) for agent, (a, t) in counts.items()}
+
+
+@dataclasses.dataclass(frozen=True)
+class RunRow:
+    """One recorded run, with its totals over its agent calls."""
+
+    id: str
+    project: str
+    input: str | None
+    input_type: str | None
+    started_at: str | None
+    finished_at: str | None
+    verdict: str | None
+    runtime: str | None
+    agents: int
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float
+    interrupted: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class CallRow:
+    """One agent's call in a run: which model, what it used, how it ended."""
+
+    run_id: str
+    agent: str
+    stage: int | None
+    provider: str | None
+    model_family: str | None
+    model_id: str | None
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float
+    duration_s: float
+    outcome: str
+    at: str
+
+
+_RUN_COLUMNS = (
+    "id, project, input, input_type, started_at, finished_at, verdict, runtime,"
+    " agents, tokens_in, tokens_out, cost_usd, interrupted"
+)
+_CALL_COLUMNS = (
+    "run_id, agent, stage, provider, model_family, model_id, tokens_in, tokens_out, cost_usd, duration_s, outcome, at"
+)
+
+
+def _run_row(row: tuple[Any, ...]) -> RunRow:
+    run = RunRow(*row)
+    return dataclasses.replace(run, interrupted=bool(run.interrupted))  # SQLite stores it as 0/1
+
+
+def record_run(connection: sqlite3.Connection, manifest: RunManifest, *, project: str, verdict: str | None) -> None:
+    """Record a run and one call per launched agent; re-recording a run id replaces it, atomically."""
+    if not manifest.run_id:
+        raise ValueError("the run manifest has no run_id; it cannot be recorded")
+    extra = manifest.model_extra or {}
+    runtime = extra.get("runtime")
+    fallback_at = manifest.finished_at or manifest.started_at or utc_timestamp()
+    calls = []
+    for agent, record in sorted(manifest.agents.items()):
+        if record.outcome in _NOT_CALLED:
+            continue
+        provenance, usage = record.provenance, record.usage
+        calls.append(
+            (
+                manifest.run_id,
+                agent,
+                record.stage,
+                provenance.provider if provenance else None,
+                provenance.model_family if provenance else None,
+                provenance.model_id if provenance else None,
+                usage.tokens_in,
+                usage.tokens_out,
+                usage.cost_usd,
+                usage.wall_s,
+                record.outcome,
+                record.finished_at or fallback_at,
+            )
+        )
+    run = (
+        manifest.run_id,
+        project,
+        manifest.input.path if manifest.input else None,
+        manifest.input.type if manifest.input else None,
+        manifest.started_at,
+        manifest.finished_at,
+        verdict,
+        runtime if isinstance(runtime, str) else None,
+        len(calls),
+        sum(c[6] for c in calls),
+        sum(c[7] for c in calls),
+        round(sum(c[8] for c in calls), 6),
+        int(extra.get("interrupted") is True),
+    )
+    with connection:  # one transaction: the old run and its calls go, the new ones land, or nothing changes
+        connection.execute("DELETE FROM agent_calls WHERE run_id = ?", (manifest.run_id,))
+        connection.execute("DELETE FROM runs WHERE id = ?", (manifest.run_id,))
+        connection.execute(f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES ({', '.join('?' * 13)})", run)  # noqa: S608
+        connection.executemany(
+            f"INSERT INTO agent_calls ({_CALL_COLUMNS}) VALUES ({', '.join('?' * 12)})",  # noqa: S608
+            calls,
+        )
+
+
+def runs(connection: sqlite3.Connection, *, project: str | None = None, limit: int = 20) -> list[RunRow]:
+    """The most recent runs, newest first (of one project when given)."""
+    where, params = ("WHERE project = ?", [project]) if project is not None else ("", [])
+    rows = connection.execute(
+        f"SELECT {_RUN_COLUMNS} FROM runs {where} ORDER BY started_at DESC, id LIMIT ?",  # noqa: S608
+        (*params, max(limit, 0)),
+    )
+    return [_run_row(row) for row in rows]
+
+
+def runs_by_prefix(connection: sqlite3.Connection, prefix: str, *, project: str | None = None) -> list[RunRow]:
+    """Runs whose id starts with ``prefix`` (a whole id matches itself even when it prefixes another)."""
+    where = "substr(id, 1, ?) = ?" + (" AND project = ?" if project is not None else "")
+    params: list[Any] = [len(prefix), prefix] + ([project] if project is not None else [])
+    rows = [
+        _run_row(row)
+        for row in connection.execute(
+            f"SELECT {_RUN_COLUMNS} FROM runs WHERE {where} ORDER BY started_at DESC, id",  # noqa: S608
+            params,
+        )
+    ]
+    exact = [row for row in rows if row.id == prefix]
+    return exact or rows
+
+
+def agent_calls(connection: sqlite3.Connection, run_id: str) -> list[CallRow]:
+    """A run's agent calls, by stage then agent."""
+    rows = connection.execute(
+        f"SELECT {_CALL_COLUMNS} FROM agent_calls WHERE run_id = ? ORDER BY stage IS NULL, stage, agent, id",  # noqa: S608
+        (run_id,),
+    )
+    return [CallRow(*row) for row in rows]
+
+
+def estimate_tokens(
+    connection: sqlite3.Connection, agent: str, model_id: str | None, *, default: int
+) -> tuple[int, str]:
+    """Tokens (in + out) ``agent`` will likely spend, and where the number comes from.
+
+    The median over its last 20 completed calls (with ``model_id`` when given,
+    else on any model); ``default`` when it has none.
+    """
+    where = "agent = ? AND outcome = 'completed'" + (" AND model_id = ?" if model_id is not None else "")
+    params: list[Any] = [agent] + ([model_id] if model_id is not None else [])
+    totals = [
+        int(total)
+        for (total,) in connection.execute(
+            f"SELECT tokens_in + tokens_out FROM agent_calls WHERE {where} ORDER BY at DESC, id DESC LIMIT ?",  # noqa: S608
+            (*params, ESTIMATE_WINDOW),
+        )
+    ]
+    if not totals:
+        return default, "default"
+    calls = "call" if len(totals) == 1 else "calls"
+    return round(statistics.median(totals)), f"median of {len(totals)} past {calls}"

@@ -12,7 +12,14 @@ REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "fluxdrive"
 
 # Leaf modules import nothing from the package; contracts only leaves and itself.
-LEAVES = {"fluxdrive._atomic", "fluxdrive._clock", "fluxdrive._columns", "fluxdrive._match", "fluxdrive.errors"}
+LEAVES = {
+    "fluxdrive._atomic",
+    "fluxdrive._clock",
+    "fluxdrive._columns",
+    "fluxdrive._masking",
+    "fluxdrive._match",
+    "fluxdrive.errors",
+}
 ALLOWED = {
     "fluxdrive.contracts": LEAVES | {"fluxdrive.contracts"},
     "fluxdrive._paths": {"fluxdrive.errors"},
@@ -22,7 +29,7 @@ ALLOWED = {
     "fluxdrive.agents": LEAVES | {"fluxdrive._paths", "fluxdrive.agents"},
     "fluxdrive._git": {"fluxdrive.errors"},
     "fluxdrive.workspace": LEAVES | {"fluxdrive._git", "fluxdrive._paths", "fluxdrive._project"},
-    "fluxdrive.history": LEAVES | {"fluxdrive.config"},
+    "fluxdrive.history": LEAVES | {"fluxdrive.config", "fluxdrive.contracts"},
     # Triage decides from the input, the config, the roster and past feedback; it never runs agents.
     "fluxdrive.triage": LEAVES
     | {

@@ -19,6 +19,7 @@ from fluxdrive.cli import (
     domains,
     feedback,
     findings,
+    history,
     review,
     rules,
     schema,
@@ -71,3 +72,4 @@ app.command("triage")(triage.triage_command)
 app.command("review")(review.review_command)
 app.add_typer(domains.app, name="domains")
 app.add_typer(feedback.app, name="feedback")
+app.command("history")(history.history_command)

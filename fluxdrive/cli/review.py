@@ -43,9 +43,21 @@ def review_command(
     agents: Annotated[
         str | None, typer.Option("--agents", metavar="A,B,C", help="Review with exactly these agents.")
     ] = None,
-    runtime: Annotated[str, typer.Option("--runtime", metavar="NAME", help="Runtime that executes the agents.")] = (
-        "static"
-    ),
+    runtime: Annotated[
+        str, typer.Option("--runtime", metavar="NAME", help="Runtime for the agents: static, llm or cli-agent.")
+    ] = "static",
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model", metavar="PROVIDER:MODEL", help="Model for --runtime llm, e.g. anthropic:claude-sonnet-4-5."
+        ),
+    ] = None,
+    over_budget: Annotated[
+        bool, typer.Option("--over-budget", help="Dispatch even when the token estimate exceeds the budget.")
+    ] = False,
+    llm_triage: Annotated[
+        bool, typer.Option("--llm-triage", help="Let the model refine the base scores (0 stays absolute).")
+    ] = False,
     output_dir: Annotated[
         Path | None,
         typer.Option("--output-dir", metavar="DIR", help="Where reports go (default: docs/research/flux-drive/...)."),
@@ -100,6 +112,9 @@ def review_command(
         expand=expand,  # type: ignore[arg-type]
         agents=[a.strip() for a in agents.split(",") if a.strip()] if agents else None,
         runtime=runtime,
+        model=model,
+        over_budget=over_budget,
+        llm_triage=llm_triage,
         output_dir=output_dir,
         timeout_s=timeout,
         max_concurrency=max_concurrency,

@@ -253,6 +253,58 @@ class StaticConfig(_Section):
         return self
 
 
+class ModelPrice(_Section):
+    """What one model costs, in US dollars per million tokens."""
+
+    input_per_mtok: float = Field(ge=0, description="USD per million input tokens")
+    output_per_mtok: float = Field(ge=0, description="USD per million output tokens")
+
+
+def _default_prices() -> dict[str, ModelPrice]:
+    # List prices when this table was written; edit them in config - an unknown model costs 0, with a note.
+    table = {
+        "anthropic:claude-opus-4-1": (15.0, 75.0),
+        "anthropic:claude-sonnet-4-5": (3.0, 15.0),
+        "anthropic:claude-sonnet-4-6": (3.0, 15.0),
+        "anthropic:claude-haiku-4-5": (1.0, 5.0),
+        "openai:gpt-4.1": (2.0, 8.0),
+        "openai:gpt-4.1-mini": (0.4, 1.6),
+        "openai:gpt-4o": (2.5, 10.0),
+        "openai:gpt-4o-mini": (0.15, 0.6),
+    }
+    return {name: ModelPrice(input_per_mtok=i, output_per_mtok=o) for name, (i, o) in table.items()}
+
+
+class LlmConfig(_Section):
+    """The ``llm`` runtime: which model, how long an agent may talk, what it costs."""
+
+    model: str | None = Field(None, description="default model as provider:model, e.g. anthropic:claude-sonnet-4-5")
+    max_turns: int = Field(30, ge=2, le=200, description="model requests per agent run (tool calls included)")
+    max_output_tokens: int = Field(8000, ge=256, description="output tokens per model response")
+    request_timeout_s: float = Field(120, gt=0, description="timeout of one HTTP request to the provider")
+    http_retries: int = Field(5, ge=0, le=20, description="retries of a 429/5xx/unreachable request before failing")
+    halve_after_429: int = Field(3, ge=1, description="consecutive rate-limit answers that halve the concurrency cap")
+    max_file_bytes: int = Field(200_000, ge=1_000, description="largest file the read_file tool returns whole")
+    prices: dict[str, ModelPrice] = Field(default_factory=_default_prices, description="USD per million tokens")
+
+
+class CliAgentConfig(_Section):
+    """The ``cli-agent`` runtime: a coding-assistant CLI run headless per agent."""
+
+    tool: Literal["claude", "codex", "command"] = Field("claude", description="which CLI drives the agent")
+    command: str | None = Field(
+        None, description="for tool=command: template with {prompt_file} {output_file} {agent} {root}"
+    )
+    executable: str | None = Field(None, description="path of the claude/codex executable (default: from PATH)")
+
+
+class AgentRuntime(_Section):
+    """Where one agent runs, overriding its definition and the command line."""
+
+    runtime: str | None = Field(None, description="runtime name: static, llm, cli-agent")
+    model: str | None = Field(None, description="provider:model for the llm runtime")
+
+
 class Config(_Section):
     """The whole effective configuration."""
 
@@ -271,3 +323,6 @@ class Config(_Section):
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
     kb: KnowledgeBaseConfig = Field(default_factory=KnowledgeBaseConfig)
     static: StaticConfig = Field(default_factory=StaticConfig)
+    llm: LlmConfig = Field(default_factory=LlmConfig)
+    cli_agent: CliAgentConfig = Field(default_factory=CliAgentConfig)
+    agents: dict[str, AgentRuntime] = Field(default_factory=dict, description="per-agent runtime and model")

@@ -39,6 +39,7 @@ from fluxdrive.launch.monitor import Monitor
 from fluxdrive.launch.progress import Progress, Recorder
 from fluxdrive.launch.prompts import PromptContext, render_prompt, save_prompt
 from fluxdrive.launch.research import ResearchOutcome, find_triggers, run_research
+from fluxdrive.launch.runtimes import RuntimePool
 from fluxdrive.launch.slicing import ContentPlan, route_content
 from fluxdrive.runtimes import AgentResult, AgentTask, Runtime, runtime_class
 from fluxdrive.synthesis import Finding, Synthesis, synthesize
@@ -65,6 +66,9 @@ class ReviewOptions:
     expand: ExpandChoice | None = None
     agents: Sequence[str] | None = None
     runtime: str | Runtime = "static"
+    model: str | None = None
+    over_budget: bool = False
+    llm_triage: bool = False
     output_dir: Path | None = None
     timeout_s: float | None = None
     max_concurrency: int | None = None
@@ -130,10 +134,10 @@ def _config(options: ReviewOptions, root: Path) -> Config:
     return config.model_copy(update=update) if update else config
 
 
-def _runtime(options: ReviewOptions) -> Runtime:
-    if isinstance(options.runtime, Runtime):
-        return options.runtime
-    return runtime_class(options.runtime)()
+def _runtimes(options: ReviewOptions) -> RuntimePool:
+    if isinstance(options.runtime, str):
+        runtime_class(options.runtime)  # an unknown name fails now, with a suggestion
+    return RuntimePool(options.runtime, options.model)
 
 
 def _explicit_roster(result: Triage, names: Sequence[str]) -> None:
@@ -171,12 +175,18 @@ class _Launcher:
     """The launch phase of one review (holds its state between the stages)."""
 
     def __init__(
-        self, result: Triage, target: Target, config: Config, runtime: Runtime, output_dir: Path, options: ReviewOptions
+        self,
+        result: Triage,
+        target: Target,
+        config: Config,
+        pool: RuntimePool,
+        output_dir: Path,
+        options: ReviewOptions,
     ) -> None:
         self.triage = result
         self.target = target
         self.config = config
-        self.runtime = runtime
+        self.runtimes = pool
         self.output_dir = output_dir
         self.options = options
         self.progress: Progress = options.progress or Recorder()
@@ -197,9 +207,9 @@ class _Launcher:
         self.notes: list[str] = []
         self.stage1_findings: list[Finding] = []
 
-    def _timeout(self) -> float:
+    def _timeout(self, runtime: Runtime) -> float:
         dispatch = self.config.dispatch
-        return dispatch.timeout_remote_s if self.runtime.remote else dispatch.timeout_local_s
+        return dispatch.timeout_remote_s if runtime.remote else dispatch.timeout_local_s
 
     def _launch(self, agent: AgentDefinition, stage: int, context: PromptContext) -> Launch:
         piece = self.plan.slices.get(agent.name)
@@ -210,6 +220,7 @@ class _Launcher:
             agent, context, content_path=content_path, slice_note=note, domain_criteria=render_criteria(criteria)
         )
         save_prompt(self.output_dir, agent.name, prompt)
+        runtime = self.runtimes.for_agent(agent, self.config)
         task = AgentTask(
             agent,
             prompt,
@@ -217,10 +228,10 @@ class _Launcher:
             self.output_dir,
             self.channel_path,
             self.config,
-            self._timeout(),
+            self._timeout(runtime),
             stage,
         )
-        return Launch(task, self.runtime)
+        return Launch(task, runtime)
 
     def _context(self, stage: int) -> PromptContext:
         return PromptContext(
@@ -276,7 +287,7 @@ class _Launcher:
             root=Path(self.target.root),
             output_dir=self.output_dir,
             timeout_s=settings.timeout_s,
-            offline=self.runtime.offline,
+            offline=True,  # research agents run their offline executors whatever runtime reviewed
         )
         for outcome in self.research:
             self.progress.phase(f"Research: {outcome.agent} {outcome.status} ({outcome.seconds:.1f} s) {outcome.note}")
@@ -348,6 +359,8 @@ class _Launcher:
                 started = time.monotonic()
                 await self._stage(2, self.chosen, monitor)
                 self.phases["stage2"] = round(time.monotonic() - started, 3)
+        await self.runtimes.aclose()
+        self.notes.extend(self.runtimes.notes())
 
     def manifest(self, run_id: str, started_at: str, *, interrupted: bool) -> dict[str, Any]:
         """run.json (PROTOCOL section 5 reads it; fluxdrive schema run prints its schema)."""
@@ -398,7 +411,7 @@ class _Launcher:
             },
             "started_at": started_at,
             "finished_at": utc_timestamp(),
-            "runtime": self.runtime.name,
+            "runtime": self.runtimes.provenance_label(),
             "stages": stages,
             "early_stop": bool(self.stage2) and not launched2 and not interrupted,
             "content_routing_active": self.plan.active,
@@ -506,6 +519,64 @@ def _gate(result: Triage, options: ReviewOptions) -> bool:
     return run_gate(result, options.ask, say) is GateDecision.APPROVED
 
 
+def _model_of(agent: AgentDefinition, config: Config, options: ReviewOptions) -> str | None:
+    override = config.agents.get(agent.name)
+    return (override.model if override else None) or agent.model or options.model or config.llm.model
+
+
+def _enforce_budget(
+    result: Triage, pool: RuntimePool, config: Config, options: ReviewOptions, progress: Progress
+) -> None:
+    """Soft budget enforcement: over budget without --over-budget stops before anything is dispatched."""
+    from fluxdrive.history import database_path, estimate_tokens, open_history
+    from fluxdrive.launch.budget import estimate
+
+    planned = [result.roster.agents[a.name] for a in result.agents if a.stage in (1, 2)]
+    if config.budget.enforcement == "off" or all(pool.name_for(a, config) == "static" for a in planned):
+        return
+    database = database_path()
+
+    def past(agent: str, model: str | None, default: int) -> tuple[int, str]:
+        if not database.exists():
+            return default, "default"
+        with open_history(database) as connection:
+            return estimate_tokens(connection, agent, model.partition(":")[2] if model else None, default=default)
+
+    found = estimate(
+        result.profile,
+        planned,
+        config,
+        runtime_of=lambda a: (pool.name_for(a, config), _model_of(a, config, options)),
+        sliced=lambda name: False,
+        past=past,
+    )
+    progress.phase(found.line())
+    if found.over and not options.over_budget:
+        raise UsageError(
+            f"the planned agents would use about {found.tokens:,} tokens, over the {found.budget_key} budget of "
+            f"{found.budget:,}",
+            hint=f"pass --over-budget, review with fewer --agents, or raise budget.per_input.{found.budget_key}",
+        )
+
+
+def _record_history(manifest: RunManifest, target: Target, synthesis: Synthesis | None, notes: list[str]) -> None:
+    """Add the run and its agent calls to the history database (a failure to record is a note, not an error)."""
+    import sqlite3
+
+    from fluxdrive.history import open_history, record_run
+
+    try:
+        with open_history() as connection:
+            record_run(
+                connection,
+                manifest,
+                project=str(Path(target.root).resolve()),
+                verdict=synthesis.verdict if synthesis else None,
+            )
+    except (OSError, sqlite3.Error) as exc:
+        notes.append(f"history not recorded: {exc}")
+
+
 def _write_stdout(text: str) -> None:
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
@@ -523,15 +594,22 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
         cwd=options.cwd,
     )
     config = _config(options, Path(resolved.root))
-    runtime = _runtime(options)
+    pool = _runtimes(options)
     output_dir = output_dir_for(resolved, options.output_dir)
     progress = options.progress or Recorder()
     with run_lock(output_dir, command="review"):
         result = triage_target(resolved, config)
+        if options.llm_triage:
+            from fluxdrive.launch.llm_triage import refine
+
+            progress.phase(refine(result, options.model or config.llm.model))
         if options.agents:
             _explicit_roster(result, options.agents)
         for note in result.notes:
             progress.phase(f"note: {note}")
+        planned = [result.roster.agents[a.name] for a in result.agents if a.stage in (1, 2, "pool")]
+        pool.check(planned, config)  # unknown runtime, bad model string or missing key: fail before asking anything
+        _enforce_budget(result, pool, config, options, progress)
         triage_seconds = time.monotonic() - began
         if not _gate(result, options):
             write_outputs(result, output_dir)
@@ -551,7 +629,7 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
                 "triage selected no agent for this input",
                 hint="nothing in it matches any agent's concerns; pass --agents to choose reviewers",
             )
-        launcher = _Launcher(result, resolved, config, runtime, output_dir, options)
+        launcher = _Launcher(result, resolved, config, pool, output_dir, options)
         launcher.phases["triage"] = round(triage_seconds, 3)
         before = _fingerprint(Path(resolved.root), launcher.content.files)
         run_id = hashlib.sha256(f"{output_dir}:{utc_timestamp()}:{os.getpid()}".encode()).hexdigest()[:12]
@@ -582,6 +660,7 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
         data["phases"]["total"] = round(time.monotonic() - began, 3)
         atomic_write_json(output_dir / RUN_FILE, data)
         manifest = RunManifest.model_validate(data)
+        _record_history(manifest, resolved, synthesis, data["notes"])
         return ReviewRun(
             synthesis,
             output_dir,

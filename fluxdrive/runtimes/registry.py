@@ -19,7 +19,9 @@ ENTRY_POINT_GROUP = "fluxdrive.runtimes"
 _NAME = re.compile(r"^[a-z][a-z0-9-]*$")
 
 _registry: dict[str, type[Runtime]] = {}
+_broken: dict[str, str] = {}  # runtime name -> why its entry point could not be loaded
 _state = {"entry_points_loaded": False}
+EXTRAS = {"llm": "pip install 'fluxdrive[llm]'"}
 
 
 def register(cls: type[Runtime]) -> type[Runtime]:
@@ -43,7 +45,10 @@ def _load_entry_points() -> None:
         return
     _state["entry_points_loaded"] = True
     for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
-        register(point.load())
+        try:
+            register(point.load())
+        except ImportError as exc:  # an optional extra is not installed: the others still work
+            _broken[point.name] = f"{type(exc).__name__}: {exc}"
 
 
 def runtime_class(name: str) -> type[Runtime]:
@@ -51,6 +56,11 @@ def runtime_class(name: str) -> type[Runtime]:
     _load_entry_points()
     if name in _registry:
         return _registry[name]
+    if name in _broken:
+        raise UsageError(
+            f"the {name} runtime cannot be loaded ({_broken[name]})",
+            hint=EXTRAS.get(name, "reinstall fluxdrive"),
+        )
     close = difflib.get_close_matches(name, list(_registry), n=1)
     hint = f"did you mean '{close[0]}'?" if close else f"available: {', '.join(sorted(_registry))}"
     raise UsageError(f"unknown runtime {name!r}", hint=hint)

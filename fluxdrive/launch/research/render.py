@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from fluxdrive._masking import mask_text
 from fluxdrive.launch.research.model import OFFLINE_NOTE, Point, ResearchAnswer
 from fluxdrive.launch.research.triggers import Trigger
-from fluxdrive.runtimes.static.hits import mask_text
 
 MAX_LINES = 59  # the contract says "under 60 lines"
 MAX_SOURCES = 8

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from fluxdrive._atomic import atomic_write_text
+from fluxdrive._masking import mask_text
 from fluxdrive.agents.definition import NAME_PATTERN
 from fluxdrive.launch.research.git_history import git_history
 from fluxdrive.launch.research.model import (
@@ -33,7 +34,6 @@ from fluxdrive.launch.research.model import (
 from fluxdrive.launch.research.render import render_answer
 from fluxdrive.launch.research.repo_research import repo_research
 from fluxdrive.launch.research.triggers import FALLBACK_AGENT, Trigger, one_line
-from fluxdrive.runtimes.static.hits import mask_text
 
 STAND_IN_FOR: frozenset[str] = frozenset({"framework-docs", "best-practices"})
 NEEDS_STORE: frozenset[str] = frozenset({"learnings"})

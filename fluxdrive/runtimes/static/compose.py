@@ -14,12 +14,13 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from fluxdrive._masking import mask_text
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import StaticConfig
 from fluxdrive.contracts import IndexEntry, IssueDetail, clean_field
 from fluxdrive.runtimes.base import ReviewContent
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerOutput
-from fluxdrive.runtimes.static.hits import Hit, SecretMask, mask_text, sort_hits
+from fluxdrive.runtimes.static.hits import Hit, SecretMask, sort_hits
 from fluxdrive.runtimes.static.ownership import Ownership
 
 _NOQA = re.compile(r"(?i)\bnoqa\b(?::\s*(?P<codes>[\w:,\s.-]+))?")

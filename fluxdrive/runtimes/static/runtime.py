@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from fluxdrive import __version__, channel
+from fluxdrive._masking import mask_text
 from fluxdrive._threads import in_daemon_thread
 from fluxdrive.agents import AgentDefinition, load_roster
 from fluxdrive.contracts import Report, render_report, write_agent_output
@@ -28,7 +29,6 @@ from fluxdrive.runtimes.static.compose import (
     select_hits,
     summarize,
 )
-from fluxdrive.runtimes.static.hits import mask_text
 from fluxdrive.runtimes.static.ownership import Ownership
 
 SEVERITY_TO_CHANNEL = {"P0": "blocking", "P1": "notable"}

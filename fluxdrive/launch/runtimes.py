@@ -1,0 +1,91 @@
+"""Which runtime runs which agent, in one review (mixed runs: static, llm, cli-agent side by side).
+
+Precedence, most specific first: ``[agents.<name>] runtime = ...`` in config,
+the agent definition's ``runtime:``, then ``--runtime`` (default ``static``).
+Each runtime is created once per review and shared by its agents (the llm
+runtime's HTTP clients and rate-limit state are per review). Model strings
+and API keys are checked for every agent before anything is dispatched, so a
+missing key is one line and exit 2, not seven error stubs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from fluxdrive.agents import AgentDefinition
+from fluxdrive.config.model import Config
+from fluxdrive.runtimes import Runtime, runtime_class
+
+
+@dataclass
+class RuntimePool:
+    """The runtimes of one review."""
+
+    default: str | Runtime = "static"
+    model: str | None = None
+    _made: dict[str, Runtime] = field(default_factory=dict)
+
+    def name_for(self, agent: AgentDefinition, config: Config) -> str:
+        """The runtime name that runs ``agent``."""
+        override = config.agents.get(agent.name)
+        if override is not None and override.runtime:
+            return override.runtime
+        if agent.runtime:
+            return agent.runtime
+        return self.default.name if isinstance(self.default, Runtime) else self.default
+
+    def get(self, name: str) -> Runtime:
+        """The review's instance of runtime ``name``."""
+        if name not in self._made:
+            if isinstance(self.default, Runtime) and self.default.name == name:
+                self._made[name] = self.default
+            elif name == "llm":
+                from fluxdrive.runtimes.llm import LlmRuntime
+
+                self._made[name] = LlmRuntime(self.model)
+            else:
+                self._made[name] = runtime_class(name)()
+        return self._made[name]
+
+    def for_agent(self, agent: AgentDefinition, config: Config) -> Runtime:
+        """The runtime instance that runs ``agent``."""
+        return self.get(self.name_for(agent, config))
+
+    def check(self, agents: Iterable[AgentDefinition], config: Config) -> None:
+        """Resolve every agent's runtime and model now: unknown runtimes, models and missing keys fail here."""
+        for agent in agents:
+            runtime = self.for_agent(agent, config)
+            check = getattr(runtime, "check_task", None)
+            if check is not None:
+                check(agent, config)
+
+    @property
+    def offline(self) -> bool:
+        """True when every runtime used so far works without the network."""
+        return all(r.offline for r in self._made.values()) if self._made else True
+
+    @property
+    def names(self) -> list[str]:
+        """Runtimes in use, sorted."""
+        return sorted(self._made)
+
+    def provenance_label(self) -> str:
+        """``static`` or ``static+llm`` for run records."""
+        return "+".join(self.names) or (self.default if isinstance(self.default, str) else self.default.name)
+
+    async def aclose(self) -> None:
+        """Release what runtimes hold (HTTP clients)."""
+        for runtime in self._made.values():
+            close = getattr(runtime, "aclose", None)
+            if close is not None:
+                await close()
+
+    def notes(self) -> list[str]:
+        """What runtimes want recorded (e.g. a concurrency cap lowered by rate limiting)."""
+        found: list[str] = []
+        for runtime in self._made.values():
+            limiter = getattr(runtime, "limiter", None)
+            if limiter is not None:
+                found.extend(limiter.events)
+        return found

@@ -1,0 +1,159 @@
+"""Rate limits and flaky endpoints, handled below the agent: retries with backoff and an adaptive cap.
+
+Every HTTP request to a provider goes through :class:`BackoffTransport`. A
+429, a 5xx or Anthropic's 529 "overloaded", and a connection that fails,
+are retried with exponential backoff and full jitter (base 2 s, factor 2,
+at most 60 s), honouring ``Retry-After`` when the provider sends it - so a
+transient failure never becomes an agent failure. When the retries run out
+the last answer is returned (the SDK turns it into its error) or, for a
+dead endpoint, one clear :class:`EndpointUnreachable`.
+
+:class:`AdaptiveLimiter` bounds the requests in flight. When the provider
+keeps answering 429 (``halve_after`` in a row), the cap halves (never below
+``floor``) for the rest of the run: pushing harder against a rate limit only
+buys more 429s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import email.utils
+import random
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+
+import httpx2
+
+RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+
+
+class EndpointUnreachable(httpx2.TransportError):
+    """The provider could not be reached at all, even after the retries."""
+
+
+@dataclass
+class AdaptiveLimiter:
+    """At most ``cap`` requests in flight; halves on sustained rate limiting."""
+
+    cap: int
+    floor: int = 1
+    halve_after: int = 3
+    events: list[str] = field(default_factory=list)
+    rate_limited: int = 0
+    in_flight: int = 0
+    _streak: int = 0
+    _changed: asyncio.Condition | None = None
+
+    def _condition(self) -> asyncio.Condition:
+        if self._changed is None:
+            self._changed = asyncio.Condition()
+        return self._changed
+
+    @contextlib.asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        """Hold one of the ``cap`` slots while a request is in flight."""
+        changed = self._condition()
+        async with changed:
+            await changed.wait_for(lambda: self.in_flight < self.cap)
+            self.in_flight += 1
+        try:
+            yield
+        finally:
+            async with changed:
+                self.in_flight -= 1
+                changed.notify_all()
+
+    def record(self, status: int | None) -> None:
+        """Note one answer: a 429 extends the streak, anything else ends it."""
+        if status != 429:
+            self._streak = 0
+            return
+        self.rate_limited += 1
+        self._streak += 1
+        if self._streak >= self.halve_after and self.cap > self.floor:
+            self.cap = max(self.floor, self.cap // 2)
+            self._streak = 0
+            self.events.append(f"sustained rate limiting: concurrency cap lowered to {self.cap}")
+
+
+def retry_after(response: httpx2.Response) -> float | None:
+    """Seconds the provider asked to wait (``Retry-After`` as seconds or an HTTP date, or ``retry-after-ms``)."""
+    value = response.headers.get("retry-after")
+    if value:
+        with contextlib.suppress(ValueError):
+            return max(0.0, float(value))
+        with contextlib.suppress(TypeError, ValueError):
+            return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
+    millis = response.headers.get("retry-after-ms")
+    if millis:
+        with contextlib.suppress(ValueError):
+            return max(0.0, float(millis) / 1000)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """Exponential backoff with full jitter: ``uniform(0, min(maximum, base * factor**attempt))``."""
+
+    base: float = 2.0
+    factor: float = 2.0
+    maximum: float = 60.0
+
+    def delay(self, attempt: int, rng: Callable[[], float] = random.random) -> float:
+        """How long to wait before retry number ``attempt`` (0-based)."""
+        return rng() * min(self.maximum, self.base * self.factor**attempt)
+
+
+class BackoffTransport(httpx2.AsyncBaseTransport):
+    """Retries a request on 429/5xx/overload and connection failures; respects the limiter."""
+
+    def __init__(
+        self,
+        inner: httpx2.AsyncBaseTransport,
+        *,
+        limiter: AdaptiveLimiter,
+        retries: int,
+        backoff: Backoff,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.inner = inner
+        self.limiter = limiter
+        self.retries = retries
+        self.backoff = backoff
+        self.sleep = sleep
+        self.retried = 0
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        await request.aread()  # the body must be re-sendable
+        failure: Exception | None = None
+        for attempt in range(self.retries + 1):
+            response: httpx2.Response | None = None
+            async with self.limiter.slot():
+                try:
+                    response = await self.inner.handle_async_request(request)
+                except (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.RemoteProtocolError) as exc:
+                    failure = exc
+            self.limiter.record(response.status_code if response is not None else None)
+            if response is not None and response.status_code not in RETRY_STATUSES:
+                return response
+            if attempt == self.retries:
+                if response is not None:
+                    return response
+                raise EndpointUnreachable(
+                    f"cannot reach {request.url.scheme}://{request.url.host}:{request.url.port or ''}"
+                    f" after {self.retries + 1} attempts: {failure}"
+                ) from failure
+            wait = retry_after(response) if response is not None else None
+            if wait is None:
+                wait = self.backoff.delay(attempt)
+            if response is not None:
+                await response.aread()
+                await response.aclose()
+            self.retried += 1
+            await self.sleep(min(wait, self.backoff.maximum))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

@@ -1,0 +1,277 @@
+"""The ``llm`` runtime: a reviewer is a language model with read-only tools and the peer channel.
+
+One agent run is a tool-using conversation (pydantic-ai's agent loop): the
+rendered prompt is the instruction, the model reads the project through
+``read_file`` / ``list_files`` / ``grep`` (confined to the project root),
+shares P0/P1-grade findings with ``share_finding`` and reads its peers'
+with ``read_peer_findings``. Before its answer counts, two turns may follow:
+
+- the **checkpoint** - blocking findings other agents shared that this one
+  has not seen are shown to it, and it must acknowledge them and answer again;
+- one **repair** turn - an answer that is not a valid Findings Index is sent
+  back once with the reason; whatever comes back is kept (synthesis reads a
+  malformed report with its prose fallback).
+
+Turns and output tokens are bounded per agent; usage comes from the
+provider and cost from ``llm.prices``. The report is written through the
+completion contract like every other runtime's.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from fluxdrive.contracts import OutputStatus, classify_text, write_agent_output
+from fluxdrive.errors import UsageError
+from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Provenance, Runtime, Usage
+from fluxdrive.runtimes.llm.backoff import AdaptiveLimiter, Backoff, BackoffTransport
+from fluxdrive.runtimes.llm.models import ModelSpec, build_model, parse_model
+from fluxdrive.runtimes.llm.tools import PeerChannel, Workspace
+
+if TYPE_CHECKING:
+    import httpx2
+    from pydantic_ai import Agent
+    from pydantic_ai.models import Model
+
+    from fluxdrive.agents import AgentDefinition
+    from fluxdrive.channel import PeerFinding
+    from fluxdrive.config import Config
+
+ModelFactory = Callable[[ModelSpec, "httpx2.AsyncClient"], "Model"]
+
+START = (
+    "Review the input described in your instructions now. Use the tools to read what you need, share "
+    "blocking or notable findings with share_finding as soon as you are sure of them, and check "
+    "read_peer_findings before you finish. You cannot write files: your final reply IS your report, and it "
+    "must start with '### Findings Index'."
+)
+CHECKPOINT = (
+    "Checkpoint before your final report. Other reviewers shared these blocking findings that you have not "
+    "acknowledged:\n{findings}\n\nAdd a '### Peer Findings Acknowledged' section that names each one and says "
+    "whether it changes your analysis (dispute it with evidence if you disagree), adjust your findings if it "
+    "affects your area, and reply with your complete final report again, starting with '### Findings Index'."
+)
+REPAIR = (
+    "Your reply is not a valid Findings Index ({reason}). Reply with the complete report again. It must start "
+    "with exactly '### Findings Index', then one line per finding as "
+    "'- P1 | {prefix}-001 | \"Section\" | Title | path/file.py:42', then the line 'Verdict: safe', "
+    "'Verdict: needs-changes' or 'Verdict: risky' (P0 -> risky, P1 -> needs-changes, else safe)."
+)
+
+
+class LlmRuntime(Runtime):
+    """Agents as tool-using language models (Anthropic, OpenAI, OpenAI-compatible servers)."""
+
+    name: ClassVar[str] = "llm"
+    offline: ClassVar[bool] = False
+    remote: ClassVar[bool] = True
+    description: ClassVar[str] = "language models with read-only tools (anthropic, openai, ollama, openrouter)"
+
+    def __init__(self, model: str | None = None, *, model_factory: ModelFactory | None = None) -> None:
+        self.default_model = model
+        self.model_factory = model_factory or build_model
+        self.limiter: AdaptiveLimiter | None = None
+        self.notes: list[str] = []
+        self._models: dict[str, tuple[ModelSpec, Model]] = {}
+        self._clients: list[httpx2.AsyncClient] = []
+        self._transports: list[BackoffTransport] = []
+
+    # ------------------------------------------------------------------ models
+
+    def model_name(self, task: AgentTask) -> str:
+        """``provider:model`` for this agent: config per agent, then its definition, then --model, then llm.model."""
+        override = task.config.agents.get(task.agent.name)
+        chosen = (override.model if override else None) or task.agent.model or self.default_model
+        chosen = chosen or task.config.llm.model
+        if not chosen:
+            raise UsageError(
+                f"no model for {task.agent.name} on the llm runtime",
+                hint="pass --model provider:model (e.g. anthropic:claude-sonnet-4-5) or set llm.model in config",
+            )
+        return chosen
+
+    def check_task(self, agent: AgentDefinition, config: Config) -> None:
+        """Fail before dispatch when the agent's model string is wrong or its key is missing (one line, exit 2)."""
+        override = config.agents.get(agent.name)
+        chosen = (override.model if override else None) or agent.model or self.default_model or config.llm.model
+        if not chosen:
+            raise UsageError(
+                f"no model for {agent.name} on the llm runtime",
+                hint="pass --model provider:model (e.g. anthropic:claude-sonnet-4-5) or set llm.model in config",
+            )
+        parse_model(chosen)
+
+    def _model(self, task: AgentTask) -> tuple[ModelSpec, Model]:
+        name = self.model_name(task)
+        if name not in self._models:
+            import httpx2
+
+            config = task.config
+            if self.limiter is None:
+                self.limiter = AdaptiveLimiter(
+                    config.dispatch.max_concurrency, config.dispatch.min_concurrency, config.llm.halve_after_429
+                )
+            spec = parse_model(name)
+            transport = BackoffTransport(
+                httpx2.AsyncHTTPTransport(),
+                limiter=self.limiter,
+                retries=config.llm.http_retries,
+                backoff=Backoff(
+                    config.dispatch.backoff_base_s, config.dispatch.backoff_factor, config.dispatch.backoff_max_s
+                ),
+            )
+            client = httpx2.AsyncClient(transport=transport, timeout=config.llm.request_timeout_s)
+            self._clients.append(client)
+            self._transports.append(transport)
+            self._models[name] = (spec, self.model_factory(spec, client))
+        return self._models[name]
+
+    def provenance(self, task: AgentTask) -> Provenance:
+        try:
+            return parse_model(self.model_name(task), env={"ANTHROPIC_API_KEY": "-", "OPENAI_API_KEY": "-",
+                                                          "OPENROUTER_API_KEY": "-"}).provenance  # fmt: skip
+        except UsageError:
+            return Provenance("llm", "unknown", "unknown")
+
+    # ------------------------------------------------------------------ a run
+
+    def _agent(self, model: Model, task: AgentTask, workspace: Workspace, peers: PeerChannel) -> Agent[None, str]:
+        from pydantic_ai import Agent, Tool
+
+        def read_file(path: str, start: int = 1, end: int | None = None) -> str:
+            """Read a file of the project, with line numbers.
+
+            Args:
+                path: path relative to the project root
+                start: first line to return (1-based)
+                end: last line to return; omit for the rest of the file
+            """
+            return workspace.read_file(path, start, end)
+
+        def list_files(glob: str = "**/*") -> str:
+            """List the project's files (honouring .gitignore) that match a glob such as '**/*.py' or 'src/**'.
+
+            Args:
+                glob: shell-style pattern relative to the project root
+            """
+            return workspace.list_files(glob)
+
+        def grep(pattern: str, glob: str = "**/*") -> str:
+            """Search the project's files for a regular expression; returns path:line: text.
+
+            Args:
+                pattern: Python regular expression
+                glob: only files matching this pattern
+            """
+            return workspace.grep(pattern, glob)
+
+        def share_finding(
+            severity: Literal["blocking", "notable"], category: str, summary: str, file_refs: list[str]
+        ) -> str:
+            """Share a finding with the other reviewers on the peer-findings channel.
+
+            Args:
+                severity: blocking (invalidates another reviewer's likely analysis) or notable (may change it)
+                category: kebab-case category, e.g. sql-injection
+                summary: one or two sentences
+                file_refs: locations as path:line
+            """
+            return peers.share(severity, category, summary, file_refs)
+
+        def read_peer_findings(severity: Literal["blocking", "notable", "all"] = "all") -> str:
+            """Read the findings other reviewers have shared so far (JSON lines).
+
+            Args:
+                severity: blocking, notable or all
+            """
+            return peers.read(severity)
+
+        tools = [Tool(f, takes_ctx=False) for f in (read_file, list_files, grep, share_finding, read_peer_findings)]
+        return Agent(model, instructions=task.prompt, tools=tools, output_type=str)
+
+    async def run(self, task: AgentTask) -> AgentResult:
+        from pydantic_ai import ModelHTTPError, UsageLimitExceeded, UsageLimits
+        from pydantic_ai.settings import ModelSettings
+
+        started = time.monotonic()
+        spec, model = self._model(task)
+        config: Config = task.config
+        workspace = Workspace(Path(task.content.root), max_bytes=config.llm.max_file_bytes)
+        peers = PeerChannel(task.channel_path, task.agent.name)
+        agent = self._agent(model, task, workspace, peers)
+        limits = UsageLimits(request_limit=config.llm.max_turns)
+        settings = ModelSettings(max_tokens=config.llm.max_output_tokens, timeout=config.llm.request_timeout_s)
+        tokens_in = tokens_out = 0
+        try:
+            result = await agent.run(START, usage_limits=limits, model_settings=settings)
+            tokens_in, tokens_out = tokens_in + result.usage.input_tokens, tokens_out + result.usage.output_tokens
+            text = result.output
+            unseen = peers.unseen_blocking()
+            if unseen:
+                peers.mark_seen(unseen)
+                result = await agent.run(
+                    CHECKPOINT.format(findings=_listing(unseen)),
+                    message_history=result.all_messages(),
+                    usage_limits=limits,
+                    model_settings=settings,
+                )
+                tokens_in, tokens_out = tokens_in + result.usage.input_tokens, tokens_out + result.usage.output_tokens
+                text = result.output
+            verdict = classify_text(text)
+            if verdict.status is not OutputStatus.VALID and not verdict.usable_index:
+                result = await agent.run(
+                    REPAIR.format(reason=verdict.reason, prefix=task.agent.prefix),
+                    message_history=result.all_messages(),
+                    usage_limits=limits,
+                    model_settings=settings,
+                )
+                tokens_in, tokens_out = tokens_in + result.usage.input_tokens, tokens_out + result.usage.output_tokens
+                text = result.output
+        except UsageLimitExceeded as exc:
+            raise RuntimeError(f"{spec.label} stopped: {exc} (llm.max_turns = {config.llm.max_turns})") from None
+        except ModelHTTPError as exc:
+            raise RuntimeError(f"{spec.label} answered HTTP {exc.status_code}: {_short(exc)}") from None
+        write_agent_output(task.output_dir, task.agent.name, text if text.endswith("\n") else text + "\n")
+        cost, note = _cost(config, spec, tokens_in, tokens_out)
+        notes = tuple(n for n in (note, *(f"refused tool path {p!r}" for p in workspace.refusals)) if n)
+        return AgentResult(
+            task.agent.name,
+            Outcome.COMPLETED,
+            task.output_dir / f"{task.agent.name}.md",
+            spec.provenance,
+            Usage(tokens_in, tokens_out, cost, time.monotonic() - started),
+            notes=notes,
+        )
+
+    async def aclose(self) -> None:
+        """Close the HTTP clients (the review calls this when its stages are done)."""
+        for client in self._clients:
+            await client.aclose()
+        self._clients.clear()
+
+    @property
+    def retried_requests(self) -> int:
+        """HTTP requests retried after a 429/5xx/connection failure, over the whole run."""
+        return sum(t.retried for t in self._transports)
+
+
+def _listing(findings: list[PeerFinding]) -> str:
+    return "\n".join(
+        f"- {f.agent} ({f.category}): {f.summary}" + (f" [{', '.join(f.file_refs)}]" if f.file_refs else "")
+        for f in findings
+    )
+
+
+def _short(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:300]
+
+
+def _cost(config: Config, spec: ModelSpec, tokens_in: int, tokens_out: int) -> tuple[float, str | None]:
+    price = config.llm.prices.get(spec.label)
+    if price is None:
+        return 0.0, f"no price for {spec.label} in llm.prices: cost recorded as 0"
+    cost = tokens_in / 1e6 * price.input_per_mtok + tokens_out / 1e6 * price.output_per_mtok
+    return round(cost, 6), None
