@@ -85,10 +85,15 @@ def review_command(
         None
     ),
     staged: Annotated[bool, typer.Option("--staged", help="Review the staged changes.")] = False,
+    assignments: Annotated[
+        list[str] | None,
+        typer.Option("--set", metavar="KEY=VALUE", help="Override a config key for this run (repeatable)."),
+    ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", help="List every finding, ignoring the output budget.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
 ) -> None:
     """Review TARGET: triage, approval, Stage 1, research, expansion, Stage 2, synthesis; print the verdict."""
+    from fluxdrive.config import parse_assignments
     from fluxdrive.launch.progress import PlainProgress, Recorder, progress_for
     from fluxdrive.launch.review import ReviewOptions, run_review
     from fluxdrive.reports import render_console, render_json, render_sarif, render_summary
@@ -123,6 +128,7 @@ def review_command(
         diff_ref=diff,
         staged=staged,
         stdin_text=stdin_text,
+        settings=parse_assignments(assignments or []),
         progress=progress,
         ask=_ask if interactive else None,
         say=_say,

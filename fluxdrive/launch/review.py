@@ -79,6 +79,7 @@ class ReviewOptions:
     stdin_text: str | None = None
     cwd: Path | None = None
     config: Config | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
     progress: Progress | None = None
     ask: Ask | None = None
     say: Callable[[str], None] | None = None
@@ -118,7 +119,8 @@ def _mode(options: ReviewOptions) -> ExpandChoice:
 def _config(options: ReviewOptions, root: Path) -> Config:
     from fluxdrive.config import load_config
 
-    config = options.config or load_config(root).config
+    flags = dict(options.settings)
+    config = options.config or load_config(root, flags=flags, flag_labels={k: f"flag --set {k}" for k in flags}).config
     dispatch: dict[str, Any] = {}
     if options.timeout_s is not None:
         dispatch |= {"timeout_local_s": options.timeout_s, "timeout_remote_s": options.timeout_s}
@@ -595,6 +597,12 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
     )
     config = _config(options, Path(resolved.root))
     pool = _runtimes(options)
+    if pool.default == "llm":  # the common case fails before anything is written; per-agent models after triage
+        from fluxdrive.runtimes.llm.models import parse_model
+
+        chosen = options.model or config.llm.model
+        if chosen:
+            parse_model(chosen)
     output_dir = output_dir_for(resolved, options.output_dir)
     progress = options.progress or Recorder()
     with run_lock(output_dir, command="review"):

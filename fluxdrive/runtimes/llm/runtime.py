@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 from fluxdrive.contracts import OutputStatus, classify_text, write_agent_output
 from fluxdrive.errors import UsageError
 from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Provenance, Runtime, Usage
-from fluxdrive.runtimes.llm.backoff import AdaptiveLimiter, Backoff, BackoffTransport
+from fluxdrive.runtimes.llm.backoff import AdaptiveLimiter, Backoff, BackoffTransport, EndpointUnreachable
 from fluxdrive.runtimes.llm.models import ModelSpec, build_model, parse_model
 from fluxdrive.runtimes.llm.tools import PeerChannel, Workspace
 
@@ -193,7 +193,7 @@ class LlmRuntime(Runtime):
         return Agent(model, instructions=task.prompt, tools=tools, output_type=str)
 
     async def run(self, task: AgentTask) -> AgentResult:
-        from pydantic_ai import ModelHTTPError, UsageLimitExceeded, UsageLimits
+        from pydantic_ai import ModelAPIError, ModelHTTPError, UsageLimitExceeded, UsageLimits
         from pydantic_ai.settings import ModelSettings
 
         started = time.monotonic()
@@ -234,6 +234,9 @@ class LlmRuntime(Runtime):
             raise RuntimeError(f"{spec.label} stopped: {exc} (llm.max_turns = {config.llm.max_turns})") from None
         except ModelHTTPError as exc:
             raise RuntimeError(f"{spec.label} answered HTTP {exc.status_code}: {_short(exc)}") from None
+        except ModelAPIError as exc:
+            unreachable = _cause(exc, EndpointUnreachable)
+            raise RuntimeError(f"{spec.label}: {_short(unreachable or exc)}") from None
         write_agent_output(task.output_dir, task.agent.name, text if text.endswith("\n") else text + "\n")
         cost, note = _cost(config, spec, tokens_in, tokens_out)
         notes = tuple(n for n in (note, *(f"refused tool path {p!r}" for p in workspace.refusals)) if n)
@@ -265,7 +268,19 @@ def _listing(findings: list[PeerFinding]) -> str:
     )
 
 
-def _short(exc: Exception) -> str:
+def _cause(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+    """The first exception of ``kind`` in ``exc``'s cause/context chain (the SDKs wrap transport errors)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kind):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _short(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:300]
 
 
