@@ -278,7 +278,7 @@ def _default_prices() -> dict[str, ModelPrice]:
 class LlmConfig(_Section):
     """The ``llm`` runtime: which model, how long an agent may talk, what it costs."""
 
-    model: str | None = Field(None, description="default model as provider:model, e.g. anthropic:claude-sonnet-4-5")
+    model: str | None = Field(None, description="default model as provider:model, e.g. anthropic:claude-sonnet-4-6")
     max_turns: int = Field(30, ge=2, le=200, description="model requests per agent run (tool calls included)")
     max_output_tokens: int = Field(8000, ge=256, description="output tokens per model response")
     request_timeout_s: float = Field(120, gt=0, description="timeout of one HTTP request to the provider")

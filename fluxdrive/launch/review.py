@@ -597,12 +597,7 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
     )
     config = _config(options, Path(resolved.root))
     pool = _runtimes(options)
-    if pool.default == "llm":  # the common case fails before anything is written; per-agent models after triage
-        from fluxdrive.runtimes.llm.models import parse_model
-
-        chosen = options.model or config.llm.model
-        if chosen:
-            parse_model(chosen)
+    pool.preflight(config, Path(resolved.root))  # the common case fails before anything is written
     output_dir = output_dir_for(resolved, options.output_dir)
     progress = options.progress or Recorder()
     with run_lock(output_dir, command="review"):
@@ -616,7 +611,7 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
         for note in result.notes:
             progress.phase(f"note: {note}")
         planned = [result.roster.agents[a.name] for a in result.agents if a.stage in (1, 2, "pool")]
-        pool.check(planned, config)  # unknown runtime, bad model string or missing key: fail before asking anything
+        pool.check(planned, config, Path(resolved.root))  # unknown runtime, model, key or CLI: fail before asking
         _enforce_budget(result, pool, config, options, progress)
         triage_seconds = time.monotonic() - began
         if not _gate(result, options):

@@ -4,14 +4,16 @@ Precedence, most specific first: ``[agents.<name>] runtime = ...`` in config,
 the agent definition's ``runtime:``, then ``--runtime`` (default ``static``).
 Each runtime is created once per review and shared by its agents (the llm
 runtime's HTTP clients and rate-limit state are per review). Model strings
-and API keys are checked for every agent before anything is dispatched, so a
-missing key is one line and exit 2, not seven error stubs.
+API keys and CLI executables are checked for every agent before anything is
+dispatched, so a missing key or CLI is one line and exit 2, not seven error
+stubs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import Config
@@ -52,13 +54,20 @@ class RuntimePool:
         """The runtime instance that runs ``agent``."""
         return self.get(self.name_for(agent, config))
 
-    def check(self, agents: Iterable[AgentDefinition], config: Config) -> None:
-        """Resolve every agent's runtime and model now: unknown runtimes, models and missing keys fail here."""
+    def preflight(self, config: Config, root: Path) -> None:
+        """Check the default runtime before anything is written (a missing key or CLI: one line, exit 2)."""
+        runtime = self.get(self.default.name if isinstance(self.default, Runtime) else self.default)
+        check = getattr(runtime, "check_default", None)
+        if check is not None:
+            check(config, root)
+
+    def check(self, agents: Iterable[AgentDefinition], config: Config, root: Path) -> None:
+        """Resolve every agent's runtime now: unknown runtimes, models, missing keys and CLIs fail here."""
         for agent in agents:
             runtime = self.for_agent(agent, config)
             check = getattr(runtime, "check_task", None)
             if check is not None:
-                check(agent, config)
+                check(agent, config, root)
 
     @property
     def offline(self) -> bool:

@@ -42,7 +42,8 @@ from fluxdrive.errors import UsageError
 from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Provenance, Runtime, Usage
 
 if TYPE_CHECKING:
-    from fluxdrive.config.model import CliAgentConfig
+    from fluxdrive.agents import AgentDefinition
+    from fluxdrive.config.model import CliAgentConfig, Config
 
 CLI_DIR = "prompts-cli"
 MAX_OUTPUT_BYTES = 10 * 1024 * 1024
@@ -454,6 +455,18 @@ class CliAgentRuntime(Runtime):
     def __init__(self, *, kill_grace_s: float = KILL_GRACE_S, max_output_bytes: int = MAX_OUTPUT_BYTES) -> None:
         self.kill_grace_s = kill_grace_s
         self.max_output_bytes = max_output_bytes
+
+    def check_task(self, agent: AgentDefinition, config: Config, root: Path) -> None:
+        """Fail before dispatch when the CLI is missing or the template is unusable (one line, exit 2)."""
+        self.check_default(config, root)
+
+    def check_default(self, config: Config, root: Path) -> None:
+        """The same check, before triage: every agent on this runtime needs the one CLI."""
+        settings = config.cli_agent
+        if settings.tool == "command":
+            resolve_executable("command", command_words(settings.command)[0], root)
+        else:
+            resolve_executable(settings.tool, settings.executable or settings.tool, root)
 
     def provenance(self, task: AgentTask) -> Provenance:
         settings = task.config.cli_agent

@@ -89,18 +89,24 @@ class LlmRuntime(Runtime):
         if not chosen:
             raise UsageError(
                 f"no model for {task.agent.name} on the llm runtime",
-                hint="pass --model provider:model (e.g. anthropic:claude-sonnet-4-5) or set llm.model in config",
+                hint="pass --model provider:model (e.g. anthropic:claude-sonnet-4-6) or set llm.model in config",
             )
         return chosen
 
-    def check_task(self, agent: AgentDefinition, config: Config) -> None:
+    def check_default(self, config: Config, root: Path) -> None:
+        """Before triage: the command line's (or config's) model string and its key, when one is given."""
+        chosen = self.default_model or config.llm.model
+        if chosen:
+            parse_model(chosen)
+
+    def check_task(self, agent: AgentDefinition, config: Config, root: Path) -> None:
         """Fail before dispatch when the agent's model string is wrong or its key is missing (one line, exit 2)."""
         override = config.agents.get(agent.name)
         chosen = (override.model if override else None) or agent.model or self.default_model or config.llm.model
         if not chosen:
             raise UsageError(
                 f"no model for {agent.name} on the llm runtime",
-                hint="pass --model provider:model (e.g. anthropic:claude-sonnet-4-5) or set llm.model in config",
+                hint="pass --model provider:model (e.g. anthropic:claude-sonnet-4-6) or set llm.model in config",
             )
         parse_model(chosen)
 
