@@ -241,3 +241,34 @@ def test_history_database_has_the_calls(project: Path, provider: FakeProvider) -
             "SELECT agent, provider, model_id, tokens_in > 0, outcome FROM agent_calls"
         ).fetchall()
     assert rows and all(r[1] == "openai-compatible" and r[2] == "gpt-4o" and r[3] == 1 for r in rows)
+
+
+def test_two_model_families_converge_and_a_lone_gpt_p0_is_flagged(project: Path, provider: FakeProvider) -> None:
+    (project / ".fluxdrive").mkdir()
+    (project / ".fluxdrive" / "config.toml").write_text(
+        '[agents.fd-safety]\nmodel = "anthropic:claude-haiku-4-5"\n[agents.fd-correctness]\nmodel = "openai:gpt-4o"\n'
+    )
+    provider.script("Review task for fd-safety", Text(SAFETY))
+    provider.script(
+        "Review task for fd-correctness",
+        Text(
+            "### Findings Index\n"
+            '- P0 | CO-001 | "shop/db.py" | SQL built with % formatting reaches cur.execute() in find_user() '
+            "| shop/db.py:15\n"
+            '- P0 | CO-002 | "shop/routes.py" | cleanup() deletes every order without a WHERE clause | '
+            "shop/routes.py:48\n"
+            "Verdict: risky\n"
+        ),
+    )
+    done = run_fluxdrive(
+        "review", ".", "--yes", "--agents", "safety,correctness", "--runtime", "llm", "--model", "openai:gpt-4o",
+        "--expand", "all", "--fail-on", "never", cwd=project,
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    findings = {f["title"][:20]: f for f in json.loads((_out(project) / "findings.json").read_text())["findings"]}
+    both = findings["SQL built with % for"]
+    assert both["agents"] == ["fd-correctness", "fd-safety"]
+    assert both["cross_family_convergence"] == 2 and not both["verification_recommended"]
+    lone = findings["cleanup() deletes ev"]
+    assert lone["agents"] == ["fd-correctness"] and lone["cross_family_convergence"] == 1
+    assert lone["verification_recommended"], "a single-source P0 from outside the top tier (claude) is flagged"
