@@ -270,6 +270,11 @@ class _Reply:
     usage: Usage | None = None
 
 
+class _Server(ThreadingHTTPServer):
+    # socketserver's default backlog of 5 drops the SYNs of a burst of agents; clients then wait 1 s to retry.
+    request_queue_size = 128
+
+
 class FakeProvider:
     """The fake provider; a context manager that serves on 127.0.0.1 while open. Thread-safe."""
 
@@ -291,7 +296,7 @@ class FakeProvider:
     def start(self) -> FakeProvider:
         if self._server is not None:
             raise RuntimeError("the fake provider is already running")
-        server = ThreadingHTTPServer(("127.0.0.1", self._port), _handler_class(self))
+        server = _Server(("127.0.0.1", self._port), _handler_class(self))
         server.daemon_threads = True
         server.block_on_close = False  # a Slow step's thread must not hold up close()
         self._server = server

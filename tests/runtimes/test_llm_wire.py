@@ -137,8 +137,9 @@ def test_rate_limits_and_server_errors_are_not_agent_failures(project: Path, pro
         "Review task for fd-safety", [Error(429, retry_after=0.05), Error(429, retry_after=0.05), Text(SAFETY)]
     )
     provider.script("Review task for fd-quality", [Error(500), Error(503), Text(CLEAN)])
-    # every other agent is rate limited at first too: a sustained run of 429s halves the cap
-    provider.set_default([Error(429, retry_after=0.05), Text(CLEAN)])
+    # Every other agent is rate limited three times first: whatever the interleaving, the run's first success
+    # comes after at least three 429s in a row, and two in a row halve the cap.
+    provider.set_default([Error(429, retry_after=0.05)] * 3 + [Text(CLEAN)])
     done = run_fluxdrive(
         "review", ".", "--yes", "--expand", "none", "--runtime", "llm", "--model", "openai:gpt-4o",
         "--fail-on", "never", "--set", "llm.halve_after_429=2", cwd=project,

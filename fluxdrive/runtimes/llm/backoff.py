@@ -66,9 +66,11 @@ class AdaptiveLimiter:
                 changed.notify_all()
 
     def record(self, status: int | None) -> None:
-        """Note one answer: a 429 extends the streak, anything else ends it."""
+        """Note one answer: a 429 extends the streak, a success ends it; server errors and dead connections
+        say nothing about the rate limit, so they leave it alone."""
         if status != 429:
-            self._streak = 0
+            if status is not None and status < 400:
+                self._streak = 0
             return
         self.rate_limited += 1
         self._streak += 1

@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar
 
 from fluxdrive.contracts import OutputStatus, classify_text, write_agent_output
 from fluxdrive.errors import UsageError
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from fluxdrive.agents import AgentDefinition
     from fluxdrive.channel import PeerFinding
     from fluxdrive.config import Config
+    from fluxdrive.runtimes.llm.toolset import Tools
 
 ModelFactory = Callable[[ModelSpec, "httpx2.AsyncClient"], "Model"]
 
@@ -78,6 +79,7 @@ class LlmRuntime(Runtime):
         self._models: dict[str, tuple[ModelSpec, Model]] = {}
         self._clients: list[httpx2.AsyncClient] = []
         self._transports: list[BackoffTransport] = []
+        self._shared: Agent[Tools, str] | None = None
 
     # ------------------------------------------------------------------ models
 
@@ -144,59 +146,15 @@ class LlmRuntime(Runtime):
 
     # ------------------------------------------------------------------ a run
 
-    def _agent(self, model: Model, task: AgentTask, workspace: Workspace, peers: PeerChannel) -> Agent[None, str]:
-        from pydantic_ai import Agent, Tool
+    def _agent(self) -> Agent[Tools, str]:
+        """One pydantic-ai agent for the whole review: tools and schemas built once, the task passed per run."""
+        if self._shared is None:
+            from pydantic_ai import Agent
 
-        def read_file(path: str, start: int = 1, end: int | None = None) -> str:
-            """Read a file of the project, with line numbers.
+            from fluxdrive.runtimes.llm.toolset import TOOLS, Tools
 
-            Args:
-                path: path relative to the project root
-                start: first line to return (1-based)
-                end: last line to return; omit for the rest of the file
-            """
-            return workspace.read_file(path, start, end)
-
-        def list_files(glob: str = "**/*") -> str:
-            """List the project's files (honouring .gitignore) that match a glob such as '**/*.py' or 'src/**'.
-
-            Args:
-                glob: shell-style pattern relative to the project root
-            """
-            return workspace.list_files(glob)
-
-        def grep(pattern: str, glob: str = "**/*") -> str:
-            """Search the project's files for a regular expression; returns path:line: text.
-
-            Args:
-                pattern: Python regular expression
-                glob: only files matching this pattern
-            """
-            return workspace.grep(pattern, glob)
-
-        def share_finding(
-            severity: Literal["blocking", "notable"], category: str, summary: str, file_refs: list[str]
-        ) -> str:
-            """Share a finding with the other reviewers on the peer-findings channel.
-
-            Args:
-                severity: blocking (invalidates another reviewer's likely analysis) or notable (may change it)
-                category: kebab-case category, e.g. sql-injection
-                summary: one or two sentences
-                file_refs: locations as path:line
-            """
-            return peers.share(severity, category, summary, file_refs)
-
-        def read_peer_findings(severity: Literal["blocking", "notable", "all"] = "all") -> str:
-            """Read the findings other reviewers have shared so far (JSON lines).
-
-            Args:
-                severity: blocking, notable or all
-            """
-            return peers.read(severity)
-
-        tools = [Tool(f, takes_ctx=False) for f in (read_file, list_files, grep, share_finding, read_peer_findings)]
-        return Agent(model, instructions=task.prompt, tools=tools, output_type=str)
+            self._shared = Agent(deps_type=Tools, tools=TOOLS, output_type=str)
+        return self._shared
 
     async def run(self, task: AgentTask) -> AgentResult:
         from pydantic_ai import ModelAPIError, ModelHTTPError, UsageLimitExceeded, UsageLimits
@@ -207,12 +165,17 @@ class LlmRuntime(Runtime):
         config: Config = task.config
         workspace = Workspace(Path(task.content.root), max_bytes=config.llm.max_file_bytes)
         peers = PeerChannel(task.channel_path, task.agent.name)
-        agent = self._agent(model, task, workspace, peers)
+        from fluxdrive.runtimes.llm.toolset import Tools
+
+        agent = self._agent()
+        deps = Tools(workspace, peers)
         limits = UsageLimits(request_limit=config.llm.max_turns)
         settings = ModelSettings(max_tokens=config.llm.max_output_tokens, timeout=config.llm.request_timeout_s)
         tokens_in = tokens_out = 0
         try:
-            result = await agent.run(START, usage_limits=limits, model_settings=settings)
+            result = await agent.run(
+                START, model=model, instructions=task.prompt, deps=deps, usage_limits=limits, model_settings=settings
+            )
             tokens_in, tokens_out = tokens_in + result.usage.input_tokens, tokens_out + result.usage.output_tokens
             text = result.output
             unseen = peers.unseen_blocking()
@@ -221,6 +184,9 @@ class LlmRuntime(Runtime):
                 result = await agent.run(
                     CHECKPOINT.format(findings=_listing(unseen)),
                     message_history=result.all_messages(),
+                    model=model,
+                    instructions=task.prompt,
+                    deps=deps,
                     usage_limits=limits,
                     model_settings=settings,
                 )
@@ -231,6 +197,9 @@ class LlmRuntime(Runtime):
                 result = await agent.run(
                     REPAIR.format(reason=verdict.reason, prefix=task.agent.prefix),
                     message_history=result.all_messages(),
+                    model=model,
+                    instructions=task.prompt,
+                    deps=deps,
                     usage_limits=limits,
                     model_settings=settings,
                 )
