@@ -484,6 +484,10 @@ def test_codex_parsing_falls_back_to_the_agent_message(tmp_path: Path) -> None:
         ("openai/gpt-4.1", "gpt"),
         ("gemini-2.5-pro", "gemini"),
         ("qwen2.5-coder:32b", "qwen"),
+        ("ollama:qwen2.5-coder:32b", "qwen"),
+        ("Qwen/Qwen2.5-Coder-32B-Instruct", "qwen"),
+        ("codellama:13b", "llama"),
+        ("falcon-40b", "falcon"),
     ],
 )
 def test_model_family(model: str, family: str) -> None:

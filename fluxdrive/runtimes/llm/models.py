@@ -19,13 +19,13 @@ retries are switched off so retries are counted once.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fluxdrive.errors import UsageError
 from fluxdrive.runtimes.base import Provenance
+from fluxdrive.runtimes.families import model_family
 
 if TYPE_CHECKING:
     import httpx2
@@ -34,27 +34,6 @@ if TYPE_CHECKING:
 PROVIDERS = ("anthropic", "openai", "ollama", "openrouter")
 OLLAMA_DEFAULT = "http://localhost:11434/v1"
 OPENROUTER_URL = "https://openrouter.ai/api/v1"
-_FAMILIES = (
-    ("claude", "claude"),
-    ("gpt", "gpt"),
-    ("chatgpt", "gpt"),
-    ("o1", "gpt"),
-    ("o3", "gpt"),
-    ("o4", "gpt"),
-    ("codex", "gpt"),
-    ("llama", "llama"),
-    ("codellama", "llama"),
-    ("qwen", "qwen"),
-    ("mistral", "mistral"),
-    ("mixtral", "mistral"),
-    ("codestral", "mistral"),
-    ("devstral", "mistral"),
-    ("gemini", "gemini"),
-    ("gemma", "gemini"),
-    ("deepseek", "deepseek"),
-    ("phi", "phi"),
-    ("grok", "grok"),
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,16 +58,6 @@ class ModelSpec:
         if provider == "openai" and self.base_url:
             provider = "openai-compatible"
         return Provenance(provider, model_family(self.name), self.name)
-
-
-def model_family(name: str) -> str:
-    """``claude``, ``gpt``, ``llama``, ``qwen``, ... from a model id (for cross-family convergence)."""
-    lowered = name.lower().rsplit("/", 1)[-1]
-    for prefix, family in _FAMILIES:
-        if lowered.startswith(prefix):
-            return family
-    head = re.split(r"[-:._/]", lowered, maxsplit=1)[0]
-    return head or "unknown"
 
 
 def parse_model(value: str, env: Mapping[str, str] | None = None) -> ModelSpec:
