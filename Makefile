@@ -59,7 +59,7 @@ docs: $(DEV_STAMP)
 
 lock: | $(BIN)/python
 	$(PIP) install --quiet pip-tools
-	$(BIN)/pip-compile --quiet --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links --extra build -o requirements.lock pyproject.toml
+	$(BIN)/pip-compile --quiet --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links --extra build --extra llm -o requirements.lock pyproject.toml
 	$(BIN)/pip-compile --quiet --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links --extra build --extra dev --extra llm -o requirements-dev.lock pyproject.toml
 
 clean:
