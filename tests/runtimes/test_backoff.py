@@ -16,7 +16,7 @@ import httpx2
 import pytest
 
 from fluxdrive.runtimes.llm.backoff import AdaptiveLimiter, Backoff, BackoffTransport, EndpointUnreachable, retry_after
-from tests.fakes.llm_server import Error, FakeProvider, Text
+from tests.fakes.llm_server import Error, FakeProvider, Slow, Text
 
 BODY = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hello"}]}
 
@@ -27,10 +27,10 @@ def fake() -> Iterator[FakeProvider]:
         yield provider
 
 
-def _post(url: str, transport: BackoffTransport) -> httpx2.Response:
+def _post(url: str, transport: BackoffTransport, timeout: float = 30.0, body: object = BODY) -> httpx2.Response:
     async def go() -> httpx2.Response:
-        async with httpx2.AsyncClient(transport=transport) as client:
-            return await client.post(url, json=BODY, headers={"Authorization": "Bearer sk-test"})
+        async with httpx2.AsyncClient(transport=transport, timeout=timeout) as client:
+            return await client.post(url, json=body, headers={"Authorization": "Bearer sk-test"})
 
     return asyncio.run(go())
 
@@ -86,6 +86,23 @@ def test_a_dead_endpoint_is_one_clear_error_after_the_retries() -> None:
     with pytest.raises(EndpointUnreachable, match=rf"cannot reach http://127.0.0.1:{port} after 3 attempts"):
         _post(f"http://127.0.0.1:{port}/v1/chat/completions", _transport(AdaptiveLimiter(cap=2), waits, retries=2))
     assert len(waits) == 2
+
+
+def test_a_silent_endpoint_is_retried_then_one_clear_error(fake: FakeProvider) -> None:
+    fake.set_default([Slow(30, Text("too late")), Text("in time")])
+    waits: list[float] = []
+
+    response = _post(f"{fake.base_url_openai}/chat/completions", _transport(AdaptiveLimiter(cap=2), waits), 0.3)
+
+    assert response.status_code == 200 and "in time" in response.text and len(waits) == 1
+
+    fake.set_default(Slow(30, Text("too late")))
+    silent = {**BODY, "messages": [{"role": "user", "content": "a new conversation"}]}
+    with pytest.raises(EndpointUnreachable, match=r"no answer from http://127.0.0.1:\d+ within the request timeout"):
+        _post(
+            f"{fake.base_url_openai}/chat/completions", _transport(AdaptiveLimiter(cap=2), [], retries=1), 0.3, silent
+        )
+    assert fake.count() == 4
 
 
 def test_sustained_429s_halve_the_cap_down_to_the_floor() -> None:

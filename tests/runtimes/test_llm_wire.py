@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_fluxdrive
-from tests.fakes.llm_server import Error, FakeProvider, Malformed, Text, ToolCall
+from tests.fakes.llm_server import Error, FakeProvider, Malformed, Slow, Text, ToolCall
 from tests.triage.conftest import git
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "projects" / "py-webapp"
@@ -273,3 +273,16 @@ def test_two_model_families_converge_and_a_lone_gpt_p0_is_flagged(project: Path,
     lone = findings["cleanup() deletes ev"]
     assert lone["agents"] == ["fd-correctness"] and lone["cross_family_convergence"] == 1
     assert lone["verification_recommended"], "a single-source P0 from outside the top tier (claude) is flagged"
+
+
+def test_a_request_that_times_out_is_retried_not_failed(project: Path, provider: FakeProvider) -> None:
+    provider.script("Review task for fd-safety", [Slow(30, Text(SAFETY)), Text(SAFETY)])
+    done = run_fluxdrive(
+        "review", ".", "--yes", "--expand", "none", "--runtime", "llm", "--model", "openai:gpt-4o",
+        "--set", "llm.request_timeout_s=1", "--fail-on", "never", cwd=project,
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    assert done.out.startswith("Verdict: RISKY (1 P0"), done.out
+    assert provider.count(route="Review task for fd-safety") == 2
+    run = json.loads((_out(project) / "run.json").read_text())
+    assert run["agents"]["fd-safety"]["outcome"] == "completed"

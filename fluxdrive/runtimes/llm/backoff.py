@@ -1,12 +1,13 @@
 """Rate limits and flaky endpoints, handled below the agent: retries with backoff and an adaptive cap.
 
 Every HTTP request to a provider goes through :class:`BackoffTransport`. A
-429, a 5xx or Anthropic's 529 "overloaded", and a connection that fails,
-are retried with exponential backoff and full jitter (base 2 s, factor 2,
-at most 60 s), honouring ``Retry-After`` when the provider sends it - so a
+429, a 5xx or Anthropic's 529 "overloaded", a connection that fails and an
+answer that does not come within the request timeout are retried with
+exponential backoff and full jitter (base 2 s, factor 2, at most 60 s),
+honouring ``Retry-After`` when the provider sends it - so a
 transient failure never becomes an agent failure. When the retries run out
 the last answer is returned (the SDK turns it into its error) or, for a
-dead endpoint, one clear :class:`EndpointUnreachable`.
+dead or silent endpoint, one clear :class:`EndpointUnreachable`.
 
 :class:`AdaptiveLimiter` bounds the requests in flight. When the provider
 keeps answering 429 (``halve_after`` in a row), the cap halves (never below
@@ -109,7 +110,7 @@ class Backoff:
 
 
 class BackoffTransport(httpx2.AsyncBaseTransport):
-    """Retries a request on 429/5xx/overload and connection failures; respects the limiter."""
+    """Retries a request on 429/5xx/overload, connection failures and timeouts; respects the limiter."""
 
     def __init__(
         self,
@@ -135,7 +136,7 @@ class BackoffTransport(httpx2.AsyncBaseTransport):
             async with self.limiter.slot():
                 try:
                     response = await self.inner.handle_async_request(request)
-                except (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.RemoteProtocolError) as exc:
+                except (httpx2.ConnectError, httpx2.TimeoutException, httpx2.RemoteProtocolError) as exc:
                     failure = exc
             self.limiter.record(response.status_code if response is not None else None)
             if response is not None and response.status_code not in RETRY_STATUSES:
@@ -143,10 +144,12 @@ class BackoffTransport(httpx2.AsyncBaseTransport):
             if attempt == self.retries:
                 if response is not None:
                     return response
-                raise EndpointUnreachable(
-                    f"cannot reach {request.url.scheme}://{request.url.host}:{request.url.port or ''}"
-                    f" after {self.retries + 1} attempts: {failure}"
-                ) from failure
+                where = f"{request.url.scheme}://{request.url.host}:{request.url.port or ''}"
+                if isinstance(failure, httpx2.ReadTimeout | httpx2.WriteTimeout):
+                    problem = f"no answer from {where} within the request timeout (llm.request_timeout_s)"
+                else:
+                    problem = f"cannot reach {where}"
+                raise EndpointUnreachable(f"{problem} after {self.retries + 1} attempts: {failure}") from failure
             wait = retry_after(response) if response is not None else None
             if wait is None:
                 wait = self.backoff.delay(attempt)
