@@ -40,7 +40,7 @@ from fluxdrive.launch.progress import Progress, Recorder
 from fluxdrive.launch.prompts import PromptContext, render_prompt, save_prompt
 from fluxdrive.launch.research import ResearchOutcome, find_triggers, run_research
 from fluxdrive.launch.runtimes import RuntimePool
-from fluxdrive.launch.slicing import ContentPlan, route_content
+from fluxdrive.launch.slicing import ContentPlan, may_slice, route_content
 from fluxdrive.runtimes import AgentResult, AgentTask, Runtime, runtime_class
 from fluxdrive.synthesis import Finding, Synthesis, synthesize
 from fluxdrive.triage import Triage, triage_target, write_outputs
@@ -527,9 +527,9 @@ def _model_of(agent: AgentDefinition, config: Config, options: ReviewOptions) ->
 
 
 def _enforce_budget(
-    result: Triage, pool: RuntimePool, config: Config, options: ReviewOptions, progress: Progress
+    result: Triage, target_kind: str, pool: RuntimePool, config: Config, options: ReviewOptions, progress: Progress
 ) -> None:
-    """Soft budget enforcement: over budget without --over-budget stops before anything is dispatched."""
+    """Soft budget enforcement: over budget, a terminal asks and a script needs --over-budget, before dispatch."""
     from fluxdrive.history import database_path, estimate_tokens, open_history
     from fluxdrive.launch.budget import estimate
 
@@ -549,11 +549,15 @@ def _enforce_budget(
         planned,
         config,
         runtime_of=lambda a: (pool.name_for(a, config), _model_of(a, config, options)),
-        sliced=lambda name: False,
+        sliced=lambda name: may_slice(target_kind, result.profile, result.roster.agents[name], config.slicing),
         past=past,
     )
     progress.phase(found.line())
     if found.over and not options.over_budget:
+        if options.ask is not None and not options.yes:  # a person at a terminal decides; scripts must say so
+            question = f"Over the {found.budget_key} budget ({found.tokens:,} > {found.budget:,} tokens). Go on? [y/N] "
+            if options.ask(question).strip().lower() in ("y", "yes"):
+                return
         raise UsageError(
             f"the planned agents would use about {found.tokens:,} tokens, over the {found.budget_key} budget of "
             f"{found.budget:,}",
@@ -612,7 +616,7 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
             progress.phase(f"note: {note}")
         planned = [result.roster.agents[a.name] for a in result.agents if a.stage in (1, 2, "pool")]
         pool.check(planned, config, Path(resolved.root))  # unknown runtime, model, key or CLI: fail before asking
-        _enforce_budget(result, pool, config, options, progress)
+        _enforce_budget(result, resolved.kind, pool, config, options, progress)
         triage_seconds = time.monotonic() - began
         if not _gate(result, options):
             write_outputs(result, output_dir)

@@ -193,6 +193,20 @@ def route_content(
     return _shared_plan(path, agents, "content routing off: single source files are not sliced", profile.total_lines)
 
 
+def may_slice(target_kind: str, profile: InputProfile, agent: AgentDefinition, config: SlicingConfig) -> bool:
+    """Whether ``agent`` will likely get a slice rather than everything - for estimates made before routing.
+
+    True for agents that are not cross-cutting when the input is a diff or a
+    document long enough for content routing (the 80% rule may still send it all).
+    """
+    if _is_cross_cutting(agent, config):
+        return False
+    if target_kind == "diff":
+        changed = profile.diff.changed if profile.diff is not None else profile.total_lines
+        return changed >= config.diff_min_lines
+    return target_kind == "document" and profile.total_lines >= config.document_min_lines
+
+
 def _check_names(agents: Sequence[AgentDefinition]) -> None:
     seen: set[str] = set()
     for agent in agents:
