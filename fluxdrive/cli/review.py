@@ -49,7 +49,9 @@ def review_command(
     model: Annotated[
         str | None,
         typer.Option(
-            "--model", metavar="PROVIDER:MODEL", help="Model for --runtime llm, e.g. anthropic:claude-sonnet-4-5."
+            "--model",
+            metavar="PROVIDER:MODEL",
+            help="Model for --runtime llm, e.g. anthropic:claude-sonnet-4-6; for cli-agent the CLI's model, e.g. opus.",
         ),
     ] = None,
     over_budget: Annotated[

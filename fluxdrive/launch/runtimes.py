@@ -46,6 +46,10 @@ class RuntimePool:
                 from fluxdrive.runtimes.llm import LlmRuntime
 
                 self._made[name] = LlmRuntime(self.model)
+            elif name == "cli-agent":
+                from fluxdrive.runtimes.cli_agent import CliAgentRuntime
+
+                self._made[name] = CliAgentRuntime(self.model)
             else:
                 self._made[name] = runtime_class(name)()
         return self._made[name]

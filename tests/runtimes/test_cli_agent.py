@@ -290,6 +290,36 @@ def test_codex_reads_the_last_message_file_and_usage_events(tmp_path: Path) -> N
     assert result.provenance == Provenance("codex", "gpt", "codex")
 
 
+@pytest.mark.parametrize(
+    ("tool_name", "body", "agent_model", "default_model", "expected"),
+    [
+        ("claude", FAKE_CLAUDE, None, "opus", "opus"),
+        ("claude", FAKE_CLAUDE, "anthropic:claude-sonnet-4-6", "opus", "claude-sonnet-4-6"),  # per agent wins
+        ("codex", FAKE_CODEX, None, "openai:gpt-5-codex", "gpt-5-codex"),
+        ("claude", FAKE_CLAUDE, None, None, None),  # the CLI's own default
+    ],
+)
+def test_the_model_is_passed_to_the_cli(
+    tmp_path: Path, tool_name: str, body: str, agent_model: str | None, default_model: str | None, expected: str | None
+) -> None:
+    tool = _tool(tmp_path / "bin", tool_name, body)
+    (tool.parent / "answer.json").write_text(json.dumps(CLAUDE_RESULT))
+    settings = {"tool": tool_name, "executable": str(tool)}
+    task = _task(tmp_path, settings)
+    if agent_model:
+        config = Config.model_validate({"cli_agent": settings, "agents": {"fd-safety": {"model": agent_model}}})
+        task = AgentTask(task.agent, task.prompt, task.content, task.output_dir, task.channel_path, config, 30.0)
+
+    result = _run(task, CliAgentRuntime(default_model))
+
+    assert result.outcome is Outcome.COMPLETED, result.error
+    argv = _seen(tool)["argv"]
+    if expected is None:
+        assert "--model" not in argv
+    else:
+        assert argv[argv.index("--model") + 1] == expected
+
+
 def test_command_template_output_file_is_the_report(tmp_path: Path) -> None:
     tool = _tool(tmp_path / "bin dir", "mytool", FAKE_COMMAND)
     template = f"'{tool}' --prompt-file {{prompt_file}} --out {{output_file}} --agent {{agent}} --root {{root}}"

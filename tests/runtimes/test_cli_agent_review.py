@@ -77,14 +77,16 @@ def test_review_on_the_claude_cli(project: Path, bin_dir: Path, tmp_path: Path) 
     _install_claude(bin_dir)
 
     done = run_fluxdrive(
-        "review", ".", "--yes", "--expand", "none", "--runtime", "cli-agent", "--fail-on", "never", cwd=project
-    )
+        "review", ".", "--yes", "--expand", "none", "--runtime", "cli-agent", "--model", "opus", "--fail-on", "never",
+        cwd=project,
+    )  # fmt: skip
 
     assert done.code == 0, done.err
     assert done.out.startswith("Verdict: RISKY (1 P0"), done.out
     calls = {p.name: json.loads(p.read_text()) for p in (tmp_path / "calls").iterdir()}
     assert "fd-safety" in calls and all(Path(c["cwd"]) == project for c in calls.values())
     assert all("--allowedTools" in c["argv"] and "Read,Grep,Glob" in c["argv"] for c in calls.values())
+    assert all(c["argv"][c["argv"].index("--model") + 1] == "opus" for c in calls.values())
     out = next((project / "docs" / "research" / "flux-drive").glob("*/"))
     findings = json.loads((out / "findings.json").read_text())
     assert [(f["severity"], f["locations"]) for f in findings["findings"]] == [("P0", ["shop/db.py:15"])]

@@ -11,8 +11,8 @@ model it reports become the result's usage and provenance.
 The process tree runs in a group of its own that is always killed
 (:mod:`.process`); what each CLI prints is read by :mod:`.replies`.
 
-    tool=claude   claude -p --output-format json --allowedTools Read,Grep,Glob --permission-mode default
-    tool=codex    codex exec --skip-git-repo-check --sandbox read-only --json --output-last-message FILE -
+    tool=claude   claude -p --output-format json --allowedTools Read,Grep,Glob [--model M] --permission-mode default
+    tool=codex    codex exec --skip-git-repo-check --sandbox read-only --json [--model M] --output-last-message FILE -
     tool=command  cli_agent.command, split like a POSIX shell would, then {prompt_file} {output_file}
                   {agent} {root} filled in each argument (never run through a shell)
 """
@@ -35,7 +35,7 @@ from fluxdrive.errors import UsageError
 from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Provenance, Runtime, Usage
 from fluxdrive.runtimes.cli_agent.process import KILL_GRACE_S, MAX_OUTPUT_BYTES, CliAgentError, run_in_own_group
 from fluxdrive.runtimes.cli_agent.replies import last_line, parse_claude, parse_codex, parse_command
-from fluxdrive.runtimes.families import model_family
+from fluxdrive.runtimes.families import PROVIDER_PREFIXES, model_family
 
 if TYPE_CHECKING:
     from fluxdrive.agents import AgentDefinition
@@ -145,9 +145,30 @@ class CliAgentRuntime(Runtime):
     remote = True
     description = "a coding-assistant CLI run headless per agent (claude -p, codex exec, or a command)"
 
-    def __init__(self, *, kill_grace_s: float = KILL_GRACE_S, max_output_bytes: int = MAX_OUTPUT_BYTES) -> None:
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        kill_grace_s: float = KILL_GRACE_S,
+        max_output_bytes: int = MAX_OUTPUT_BYTES,
+    ) -> None:
+        self.default_model = model
         self.kill_grace_s = kill_grace_s
         self.max_output_bytes = max_output_bytes
+
+    def model_for(self, task: AgentTask) -> str | None:
+        """The model the CLI is asked for (``--model``), or None for the CLI's own default.
+
+        Same precedence as the llm runtime: ``[agents.<name>] model``, the
+        definition's ``model:``, then ``--model``. A provider prefix
+        (``anthropic:opus``) is dropped: the CLI knows its provider.
+        """
+        override = task.config.agents.get(task.agent.name)
+        chosen = (override.model if override else None) or task.agent.model or self.default_model
+        if not chosen:
+            return None
+        head, sep, tail = chosen.partition(":")
+        return tail if sep and head in PROVIDER_PREFIXES and tail else chosen
 
     def check_task(self, agent: AgentDefinition, config: Config, root: Path) -> None:
         """Fail before dispatch when the CLI is missing or the template is unusable (one line, exit 2)."""
@@ -187,11 +208,13 @@ class CliAgentRuntime(Runtime):
             writes_file = any("{output_file}" in word for word in words)
             return Invocation("command", tuple(argv), None if reads_file else data, reply_file if writes_file else None)
         executable = resolve_executable(settings.tool, settings.executable or settings.tool, root)
+        model = self.model_for(task)
+        chosen = ["--model", model] if model else []
         if settings.tool == "codex":
-            argv = [executable, "exec", "--skip-git-repo-check", "--sandbox", "read-only", "--json"]
+            argv = [executable, "exec", "--skip-git-repo-check", "--sandbox", "read-only", "--json", *chosen]
             argv += ["--output-last-message", str(reply_file), "-"]
             return Invocation("codex", tuple(argv), data, reply_file)
-        argv = [executable, "-p", "--output-format", "json", "--allowedTools", READ_ONLY_TOOLS]
+        argv = [executable, "-p", "--output-format", "json", "--allowedTools", READ_ONLY_TOOLS, *chosen]
         argv += ["--permission-mode", "default"]
         # The content file and the peer channel live in OUTPUT_DIR, which may be outside the project.
         extra = {Path(task.output_dir).resolve()}

@@ -67,7 +67,7 @@ def parse_model(value: str, env: Mapping[str, str] | None = None) -> ModelSpec:
     if not sep or not name or provider not in PROVIDERS:
         raise UsageError(
             f"unknown model {value!r}",
-            hint=f"use provider:model with provider one of {', '.join(PROVIDERS)}, e.g. anthropic:claude-sonnet-4-5",
+            hint=f"use provider:model with provider one of {', '.join(PROVIDERS)}, e.g. anthropic:claude-sonnet-4-6",
         )
     if provider == "anthropic":
         return _keyed(provider, name, "ANTHROPIC_API_KEY", env.get("ANTHROPIC_BASE_URL"), env)
