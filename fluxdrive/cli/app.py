@@ -20,6 +20,7 @@ from fluxdrive.cli import (
     feedback,
     findings,
     history,
+    mcp,
     review,
     rules,
     schema,
@@ -73,3 +74,4 @@ app.command("review")(review.review_command)
 app.add_typer(domains.app, name="domains")
 app.add_typer(feedback.app, name="feedback")
 app.command("history")(history.history_command)
+app.command("mcp")(mcp.mcp_command)

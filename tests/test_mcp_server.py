@@ -1,0 +1,141 @@
+"""``fluxdrive mcp`` driven by the MCP SDK's own client over stdio, as a coding assistant would.
+
+The server is the installed console script in a subprocess, started in a real
+project; the client is ``mcp.Client``. Reviews run the real static analyzers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from tests.triage.conftest import git
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "projects" / "py-webapp"
+FLUXDRIVE = Path(sys.executable).parent / "fluxdrive"
+Session = Callable[[Client], Awaitable[None]]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "shop"
+    shutil.copytree(FIXTURE, root)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
+def _connect(project: Path, session: Session) -> None:
+    async def go() -> None:
+        params = StdioServerParameters(command=str(FLUXDRIVE), args=["mcp"], cwd=str(project))
+        async with Client(params, read_timeout_seconds=120) as client:
+            await session(client)
+
+    asyncio.run(go())
+
+
+async def _call(client: Client, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
+    result = await client.call_tool(tool, arguments)
+    text = "".join(getattr(part, "text", "") for part in result.content)
+    return bool(result.is_error), text
+
+
+def test_tools_are_listed_with_descriptions_and_hints(project: Path) -> None:
+    found: dict[str, Any] = {}
+
+    async def session(client: Client) -> None:
+        found.update({tool.name: tool for tool in (await client.list_tools()).tools})
+
+    _connect(project, session)
+    assert sorted(found) == ["finding", "peer_findings", "report", "review", "synthesize", "triage", "verdicts"]
+    assert all(tool.description for tool in found.values())
+    assert found["finding"].annotations.read_only_hint is True
+    assert found["review"].annotations.read_only_hint is False
+    assert "target" in found["review"].input_schema["properties"]
+
+
+def test_review_then_drill_down(project: Path) -> None:
+    answers: dict[str, tuple[bool, str]] = {}
+
+    async def session(client: Client) -> None:
+        answers["review"] = await _call(client, "review", {"target": "."})
+        output_dir = answers["review"][1].splitlines()[0].removeprefix("Output directory: ")
+        answers["output_dir"] = (False, output_dir)
+        answers["finding"] = await _call(client, "finding", {"output_dir": output_dir, "finding_id": "P0-1"})
+        answers["verdicts"] = await _call(client, "verdicts", {"output_dir": output_dir, "attention_only": True})
+        answers["peers"] = await _call(client, "peer_findings", {"output_dir": output_dir, "severity": "blocking"})
+        answers["page1"] = await _call(
+            client, "report", {"output_dir": output_dir, "agent": "fd-safety", "max_chars": 400}
+        )
+        answers["page2"] = await _call(
+            client, "report", {"output_dir": output_dir, "agent": "fd-safety", "offset": 400, "max_chars": 400}
+        )
+        answers["again"] = await _call(client, "synthesize", {"output_dir": output_dir})
+
+    _connect(project, session)
+
+    error, summary = answers["review"]
+    assert not error, summary
+    output_dir = answers["output_dir"][1]
+    assert output_dir.startswith("docs/research/flux-drive/shop-")
+    assert summary.splitlines()[1].startswith("Verdict: RISKY (4 P0")
+    assert "fd-safety" in summary and "Drill down:" in summary
+    assert len(summary) <= 2_400, "a review costs the assistant well under 1,000 tokens"
+    findings = json.loads((project / output_dir / "findings.json").read_text())
+
+    error, finding = answers["finding"]
+    assert not error and json.loads(finding) == findings["findings"][0]
+
+    error, verdicts = answers["verdicts"]
+    assert not error and "NEEDS_ATTENTION  fd-safety" in verdicts and "CLEAN " not in verdicts.split("\n\n")[0]
+
+    error, peers = answers["peers"]
+    assert not error and peers.count(" fd-safety blocking ") == 4
+
+    report = (project / output_dir / "fd-safety.md").read_text()
+    (_, page1), (_, page2) = answers["page1"], answers["page2"]
+    assert page1.startswith(f"fd-safety.md, characters 0-400 of {len(report):,}\n")
+    assert "offset=400" in page1 and report[:400] in page1 and report[400:800] in page2
+
+    error, again = answers["again"]
+    assert not error and again.startswith("Verdict: RISKY (4 P0")
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        ("review", {"target": "missing.py"}, "input not found"),
+        ("review", {"target": "/etc"}, "is outside the project root"),
+        ("triage", {"target": "../.."}, "is outside the project root"),
+        ("report", {"output_dir": ".", "agent": "../../etc/passwd"}, "not an agent name"),
+        ("report", {"output_dir": "/tmp", "agent": "fd-safety"}, "is outside the project root"),
+        ("finding", {"output_dir": "shop", "finding_id": "P9-1"}, "not a finding id"),
+        ("finding", {"output_dir": "shop", "finding_id": "P0-1"}, "no findings.json"),
+        ("verdicts", {"output_dir": "nowhere"}, "no output directory"),
+        ("review", {"target": ".", "runtime": "warp-drive"}, "unknown runtime"),
+    ],
+)
+def test_bad_requests_are_one_line_tool_errors(
+    project: Path, tool: str, arguments: dict[str, Any], message: str
+) -> None:
+    answers: list[tuple[bool, str]] = []
+
+    async def session(client: Client) -> None:
+        answers.append(await _call(client, tool, arguments))
+        answers.append(await _call(client, "triage", {"target": "shop/db.py"}))  # the server is still serving
+
+    _connect(project, session)
+    (error, text), (after_error, after) = answers
+    assert error and message in text and "\n" not in text.strip() and "Traceback" not in text
+    assert not after_error and "fd-safety" in after
+    assert not (project / "docs" / "research" / "flux-drive" / "shop").exists()
