@@ -38,7 +38,7 @@ from fluxdrive.launch.expansion import Decision, choose, decide, render_decision
 from fluxdrive.launch.monitor import Monitor
 from fluxdrive.launch.progress import Progress, Recorder
 from fluxdrive.launch.prompts import PromptContext, render_prompt, save_prompt
-from fluxdrive.launch.research import ResearchOutcome, find_triggers, run_research
+from fluxdrive.launch.research import EXECUTORS, ResearchExecutor, ResearchOutcome, find_triggers, run_research
 from fluxdrive.launch.runtimes import RuntimePool
 from fluxdrive.launch.slicing import ContentPlan, may_slice, route_content
 from fluxdrive.runtimes import AgentResult, AgentTask, Runtime, runtime_class
@@ -284,15 +284,28 @@ class _Launcher:
         if not triggers:
             self.progress.phase("Research: skipped (no P0/P1 finding refers outward)")
             return
+        executors = self._model_research()
         self.research = run_research(
             triggers,
             root=Path(self.target.root),
             output_dir=self.output_dir,
             timeout_s=settings.timeout_s,
-            offline=True,  # research agents run their offline executors whatever runtime reviewed
+            offline=executors is None,
+            executors=executors,
         )
         for outcome in self.research:
             self.progress.phase(f"Research: {outcome.agent} {outcome.status} ({outcome.seconds:.1f} s) {outcome.note}")
+
+    def _model_research(self) -> dict[str, ResearchExecutor] | None:
+        """With the llm runtime in use, framework-docs and best-practices run on its model; else None (offline)."""
+        model = self.runtimes.model or self.config.llm.model
+        if "llm" not in self.runtimes.names or not model:
+            return None
+        from fluxdrive.runtimes.llm.research import MODEL_AGENTS, model_executor
+
+        roster = self.triage.roster.agents
+        made = {name: model_executor(roster[name], model, self.config) for name in MODEL_AGENTS if name in roster}
+        return {**EXECUTORS, **made}
 
     def _tokens_for(self, name: str) -> int:
         estimate = self.config.budget.review_agent_default

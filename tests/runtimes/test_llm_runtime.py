@@ -224,3 +224,25 @@ def test_model_resolution_and_families() -> None:
         "gemini",
         "deepseek",
     ]
+
+
+def test_model_research_past_its_deadline_is_a_timeout_not_a_hang(project: Path) -> None:
+    """A model that does not answer before the research deadline ends as a timeout; nothing is written."""
+    from fluxdrive.launch.research import Trigger, run_research
+    from fluxdrive.runtimes.llm.research import model_executor
+
+    async def slow(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        await asyncio.sleep(5)
+        return ModelResponse(parts=[TextPart("too late")])
+
+    config = Config()
+    researcher = load_roster(project).get("best-practices")
+    executor = model_executor(
+        researcher, "openai:test-model", config, model_factory=lambda spec, client: FunctionModel(slow)
+    )
+    trigger = Trigger("P0-1", "P0", ("fd-safety",), "shop/db.py:3", "best practice", "best-practices", "what?")
+    out = project / "out"
+    (outcome,) = run_research(
+        [trigger], root=project, output_dir=out, timeout_s=0.5, executors={"best-practices": executor}, offline=False
+    )
+    assert outcome.status == "timeout" and not (out / "research" / "best-practices.md").exists()

@@ -286,3 +286,44 @@ def test_a_request_that_times_out_is_retried_not_failed(project: Path, provider:
     assert provider.count(route="Review task for fd-safety") == 2
     run = json.loads((_out(project) / "run.json").read_text())
     assert run["agents"]["fd-safety"]["outcome"] == "completed"
+
+
+def test_best_practices_research_runs_on_the_model_between_stages(project: Path, provider: FakeProvider) -> None:
+    provider.script(
+        "Review task for fd-safety",
+        Text(
+            "### Findings Index\n"
+            '- P0 | SF-001 | "shop/db.py" | SQL built with % formatting instead of parameters, against OWASP best '
+            "practice | shop/db.py:15\nVerdict: risky\n"
+        ),
+    )
+    answer = {
+        "sources": ["shop/db.py", "from model knowledge: OWASP SQL Injection Prevention Cheat Sheet"],
+        "findings": ["Parameterized queries (cur.execute(sql, params)) are the accepted practice for sqlite3."],
+        "confidence": "high",
+        "confidence_note": "the DB-API and OWASP agree",
+        "gaps": [],
+    }
+    provider.script(
+        "best-practices researcher", [ToolCall("read_file", {"path": "shop/db.py"}), ToolCall("final_result", answer)]
+    )
+    done = run_fluxdrive(
+        "review", ".", "--yes", "--expand", "all", "--runtime", "llm", "--model", "openai:gpt-4o",
+        "--fail-on", "never", cwd=project,
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    out = _out(project)
+    research = json.loads((out / "run.json").read_text())["research"]
+    ran = {r["agent"]: r for r in research}
+    assert ran["best-practices"]["status"] == "completed", research
+    assert ran["best-practices"]["note"].startswith(
+        "answered by openai:gpt-4o from the repository and its own knowledge"
+    )
+    text = (out / "research" / "best-practices.md").read_text()
+    assert "Parameterized queries" in text and "no web access" in text and "- shop/db.py" in text
+    asked = [r for r in provider.requests if "best-practices researcher" in r.raw]
+    tools = {t["function"]["name"] for t in asked[0].body["tools"]}
+    assert {"read_file", "list_files", "grep"} <= tools and "share_finding" not in tools
+    assert any("cur.execute" in result for result in provider.tool_results("best-practices researcher"))
+    stage2_prompt = (out / "prompts" / "fd-correctness.md").read_text()
+    assert "## Research results" in stage2_prompt and "Parameterized queries" in stage2_prompt

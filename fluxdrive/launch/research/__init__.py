@@ -17,7 +17,9 @@ file's recent commits, churn, fix and revert commits, main authors, and blame
 around the flagged line) and ``repo-research`` (the enclosing function or
 class, the tests that cover it, its callers, related files). ``framework-docs``
 and ``best-practices`` need the web or a model: offline they are skipped and
-repo-research answers their question from the repository when it is free.
+repo-research answers their question from the repository when it is free;
+when the review runs on the llm runtime they run on its model
+(:mod:`fluxdrive.runtimes.llm.research`).
 ``learnings`` waits for the knowledge store. LLM runtimes plug in through the
 executor table (:data:`EXECUTORS`, or ``run_research(executors=...)``): one
 function per agent name, taking a :class:`ResearchRequest` and returning a

@@ -45,6 +45,7 @@ class ResearchAnswer:
     confidence: Literal["high", "medium", "low"]
     confidence_note: str
     gaps: tuple[str, ...] = ()
+    how: str | None = None  # how it was answered, when not from the repository alone (e.g. by a model)
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,6 +48,8 @@ def _numbered(points: Sequence[Point], budget: int) -> list[str]:
 def render_answer(trigger: Trigger, agent: str, answer: ResearchAnswer, *, stand_in_for: str | None = None) -> str:
     """The research-contract file: a short header, then Sources, Findings, Confidence, Gaps (under 60 lines)."""
     how = f"{agent} standing in for {stand_in_for} ({OFFLINE_NOTE})" if stand_in_for else "answered from the repository"
+    if answer.how and not stand_in_for:
+        how = _clean(answer.how)
     header = [
         f"# Research: {agent}",
         "",

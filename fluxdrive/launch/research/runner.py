@@ -121,6 +121,8 @@ def _run_one(
     except OSError as exc:
         return outcome("error", f"could not write {relative}: {exc.strerror or exc}")
     note = f"stood in for {stand_in_for} ({OFFLINE_NOTE})" if stand_in_for else "answered offline from the repository"
+    if answer.how and not stand_in_for:
+        note = answer.how
     return outcome("completed", note, relative)
 
 

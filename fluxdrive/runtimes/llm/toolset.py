@@ -83,4 +83,5 @@ def read_peer_findings(ctx: RunContext[Tools], severity: Literal["blocking", "no
     return ctx.deps.peers.read(severity)
 
 
-TOOLS = [Tool(f, takes_ctx=True) for f in (read_file, list_files, grep, share_finding, read_peer_findings)]
+READ_TOOLS = [Tool(f, takes_ctx=True) for f in (read_file, list_files, grep)]
+TOOLS = [*READ_TOOLS, *(Tool(f, takes_ctx=True) for f in (share_finding, read_peer_findings))]
