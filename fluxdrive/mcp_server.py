@@ -9,6 +9,7 @@ library functions as the CLI: reviews are non-interactive (the plan as triage
 computed it, the recommended expansion) and run in a worker thread, so the
 server keeps answering while agents work.
 
+Imported only by ``fluxdrive mcp`` (the SDK costs about a second to import).
 Paths are taken relative to the server's root (the project it was started
 in, or ``--root``) and must stay inside it: an assistant cannot point the
 server at files the project does not hold. A bad request is a tool error
@@ -18,18 +19,25 @@ stdout, which is the protocol's channel.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeVar
 
+import anyio
+import anyio.from_thread
+import anyio.to_thread
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+
 from fluxdrive.errors import FluxdriveError
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
-
+    from fluxdrive.launch.progress import Progress
     from fluxdrive.synthesis import Synthesis
 
 SUMMARY_BUDGET_CHARS = 2_000
@@ -75,10 +83,49 @@ class _Root:
         return directory
 
 
+class _ToolProgress:
+    """Review progress as MCP progress notifications: agents finished out of agents launched, with a message.
+
+    The review runs in a worker thread; each event is handed to the server's
+    event loop with ``anyio.from_thread``. A notification that cannot be sent
+    is dropped - progress must never break a review.
+    """
+
+    def __init__(self, send: Callable[[float, float | None, str], None]) -> None:
+        self.send = send
+        self.launched = 0
+        self.done = 0
+
+    def _report(self, message: str) -> None:
+        with contextlib.suppress(Exception):  # a lost notification costs nothing
+            self.send(float(self.done), float(self.launched) if self.launched else None, message)
+
+    def phase(self, text: str) -> None:
+        self._report(text)
+
+    def stage(self, stage: int, agents: Sequence[str]) -> None:
+        self.launched += len(agents)
+        self._report(f"Stage {stage}: {', '.join(agents)}")
+
+    def started(self, agent: str) -> None:
+        pass
+
+    def retrying(self, agent: str, reason: str) -> None:
+        self._report(f"{agent}: retrying ({reason})")
+
+    def finished(self, agent: str, outcome: str, seconds: float, summary: str) -> None:
+        self.done += 1
+        self._report(f"{agent} {outcome} in {seconds:.1f} s: {summary}"[:200])
+
+    def suspend(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 def _guarded(call: Callable[[], T]) -> T:
     """Run ``call``; fluxdrive's own errors become tool errors with their one line."""
-    from mcp.server.mcpserver.exceptions import ToolError
-
     try:
         return call()
     except FluxdriveError as exc:
@@ -102,8 +149,8 @@ def _review(
     model: str | None,
     expand: Literal["recommended", "all", "none"],
     over_budget: bool,
+    progress: Progress,
 ) -> str:
-    from fluxdrive.launch.progress import Recorder
     from fluxdrive.launch.review import ReviewOptions, run_review
 
     path = root.inside(target, "target")
@@ -116,7 +163,7 @@ def _review(
         over_budget=over_budget,
         diff_ref=diff_ref,
         cwd=root.path,
-        progress=Recorder(),
+        progress=progress,
     )
     run = run_review(path, options)
     if run.synthesis is None:
@@ -216,10 +263,6 @@ def _peer_findings(root: _Root, output_dir: str, severity: Literal["blocking", "
 
 def build_server(root: Path) -> MCPServer:
     """The server for the project at ``root``, with every tool registered."""
-    import anyio
-    from mcp.server.mcpserver import MCPServer
-    from mcp_types import ToolAnnotations
-
     from fluxdrive import __version__
 
     project = _Root(root)
@@ -229,6 +272,7 @@ def build_server(root: Path) -> MCPServer:
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, open_world_hint=False))
     async def review(
+        ctx: Context,
         target: str = ".",
         diff_ref: str | None = None,
         agents: list[str] | None = None,
@@ -239,12 +283,18 @@ def build_server(root: Path) -> MCPServer:
     ) -> str:
         """Review a file, document, directory or diff file, or the changes since a git ref (diff_ref).
 
-        Runs triage, the agents in two stages and synthesis, non-interactively; returns the verdict, findings
+        Runs triage, the agents in two stages and synthesis, non-interactively (progress is reported as agents
+        finish); returns the verdict, findings
         by severity (short), one line per agent and the output directory for drill-down. runtime: static
         (offline analyzers, the default), llm (with model, e.g. anthropic:claude-sonnet-4-6) or cli-agent.
         agents: exactly these reviewers, e.g. ["safety", "correctness"].
         """
-        call = partial(_review, project, target, diff_ref, agents, runtime, model, expand, over_budget)
+
+        def send(done: float, total: float | None, message: str) -> None:
+            anyio.from_thread.run(ctx.report_progress, done, total, message)
+
+        progress = _ToolProgress(send)
+        call = partial(_review, project, target, diff_ref, agents, runtime, model, expand, over_budget, progress)
         return await anyio.to_thread.run_sync(partial(_guarded, call))
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, open_world_hint=False))

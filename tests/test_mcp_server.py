@@ -67,8 +67,14 @@ def test_tools_are_listed_with_descriptions_and_hints(project: Path) -> None:
 def test_review_then_drill_down(project: Path) -> None:
     answers: dict[str, tuple[bool, str]] = {}
 
+    progress: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        progress.append((done, total, message))
+
     async def session(client: Client) -> None:
-        answers["review"] = await _call(client, "review", {"target": "."})
+        result = await client.call_tool("review", {"target": "."}, progress_callback=on_progress)
+        answers["review"] = (bool(result.is_error), "".join(getattr(p, "text", "") for p in result.content))
         output_dir = answers["review"][1].splitlines()[0].removeprefix("Output directory: ")
         answers["output_dir"] = (False, output_dir)
         answers["finding"] = await _call(client, "finding", {"output_dir": output_dir, "finding_id": "P0-1"})
@@ -92,6 +98,9 @@ def test_review_then_drill_down(project: Path) -> None:
     assert "fd-safety" in summary and "Drill down:" in summary
     assert len(summary) <= 2_400, "a review costs the assistant well under 1,000 tokens"
     findings = json.loads((project / output_dir / "findings.json").read_text())
+    finished = [p for p in progress if p[2] and " completed in " in p[2]]
+    assert len(finished) == 4 and finished[-1][:2] == (4.0, 4.0), progress  # four agents, each reported once
+    assert any(p[2] and p[2].startswith("Stage 1: ") for p in progress)
 
     error, finding = answers["finding"]
     assert not error and json.loads(finding) == findings["findings"][0]
