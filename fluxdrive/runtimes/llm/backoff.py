@@ -24,8 +24,12 @@ import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import httpx2
+
+if TYPE_CHECKING:
+    from fluxdrive.config.model import Config
 
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 
@@ -162,3 +166,20 @@ class BackoffTransport(httpx2.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def limiter_for(config: Config) -> AdaptiveLimiter:
+    """The adaptive cap configured for a run: ``dispatch.max_concurrency``, floor, ``llm.halve_after_429``."""
+    return AdaptiveLimiter(config.dispatch.max_concurrency, config.dispatch.min_concurrency, config.llm.halve_after_429)
+
+
+def client_for(config: Config, limiter: AdaptiveLimiter) -> tuple[httpx2.AsyncClient, BackoffTransport]:
+    """An HTTP client whose every request goes through the configured retries, backoff and ``limiter``."""
+    dispatch = config.dispatch
+    transport = BackoffTransport(
+        httpx2.AsyncHTTPTransport(),
+        limiter=limiter,
+        retries=config.llm.http_retries,
+        backoff=Backoff(dispatch.backoff_base_s, dispatch.backoff_factor, dispatch.backoff_max_s),
+    )
+    return httpx2.AsyncClient(transport=transport, timeout=config.llm.request_timeout_s), transport

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from fluxdrive.config.model import Config
-from fluxdrive.runtimes.llm.backoff import AdaptiveLimiter, Backoff, BackoffTransport
+from fluxdrive.runtimes.llm.backoff import client_for, limiter_for
 from fluxdrive.runtimes.llm.models import ModelSpec, build_model, parse_model
 from fluxdrive.runtimes.llm.runtime import ModelFactory
 
@@ -28,21 +28,12 @@ async def ask(
     model_factory: ModelFactory | None = None,
 ) -> tuple[T, ModelSpec, int]:
     """The model's answer as ``output_type``, the model spec, and the tokens it cost."""
-    import httpx2
     from pydantic_ai import Agent, UsageLimits
     from pydantic_ai.settings import ModelSettings
 
     spec = parse_model(model_name)
-    limiter = AdaptiveLimiter(
-        config.dispatch.max_concurrency, config.dispatch.min_concurrency, config.llm.halve_after_429
-    )
-    transport = BackoffTransport(
-        httpx2.AsyncHTTPTransport(),
-        limiter=limiter,
-        retries=config.llm.http_retries,
-        backoff=Backoff(config.dispatch.backoff_base_s, config.dispatch.backoff_factor, config.dispatch.backoff_max_s),
-    )
-    async with httpx2.AsyncClient(transport=transport, timeout=config.llm.request_timeout_s) as client:
+    client, _transport = client_for(config, limiter_for(config))
+    async with client:
         model = (model_factory or build_model)(spec, client)
         agent = Agent(model, instructions=instructions, output_type=output_type)
         result = await agent.run(

@@ -96,25 +96,18 @@ async def _ask(
     request: ResearchRequest,
     model_factory: ModelFactory | None,
 ) -> tuple[ModelAnswer, str, int]:
-    import httpx2
     from pydantic_ai import Agent, UsageLimits
     from pydantic_ai.settings import ModelSettings
 
-    from fluxdrive.runtimes.llm.backoff import AdaptiveLimiter, Backoff, BackoffTransport
+    from fluxdrive.runtimes.llm.backoff import client_for, limiter_for
     from fluxdrive.runtimes.llm.models import build_model, parse_model
     from fluxdrive.runtimes.llm.tools import PeerChannel, Workspace
     from fluxdrive.runtimes.llm.toolset import READ_TOOLS, Tools
 
     spec = parse_model(model_name)
-    dispatch = config.dispatch
-    transport = BackoffTransport(
-        httpx2.AsyncHTTPTransport(),
-        limiter=AdaptiveLimiter(dispatch.max_concurrency, dispatch.min_concurrency, config.llm.halve_after_429),
-        retries=config.llm.http_retries,
-        backoff=Backoff(dispatch.backoff_base_s, dispatch.backoff_factor, dispatch.backoff_max_s),
-    )
     workspace = Workspace(Path(request.root), max_bytes=config.llm.max_file_bytes)
-    async with httpx2.AsyncClient(transport=transport, timeout=config.llm.request_timeout_s) as client:
+    client, _transport = client_for(config, limiter_for(config))
+    async with client:
         model = (model_factory or build_model)(spec, client)
         researcher: Agent[Tools, ModelAnswer] = Agent(
             model,

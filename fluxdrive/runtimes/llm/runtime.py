@@ -27,7 +27,13 @@ from typing import TYPE_CHECKING, ClassVar
 from fluxdrive.contracts import OutputStatus, classify_text, write_agent_output
 from fluxdrive.errors import UsageError
 from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Provenance, Runtime, Usage
-from fluxdrive.runtimes.llm.backoff import AdaptiveLimiter, Backoff, BackoffTransport, EndpointUnreachable
+from fluxdrive.runtimes.llm.backoff import (
+    AdaptiveLimiter,
+    BackoffTransport,
+    EndpointUnreachable,
+    client_for,
+    limiter_for,
+)
 from fluxdrive.runtimes.llm.models import ModelSpec, build_model, parse_model
 from fluxdrive.runtimes.llm.tools import PeerChannel, Workspace
 
@@ -115,23 +121,11 @@ class LlmRuntime(Runtime):
     def _model(self, task: AgentTask) -> tuple[ModelSpec, Model]:
         name = self.model_name(task)
         if name not in self._models:
-            import httpx2
-
             config = task.config
             if self.limiter is None:
-                self.limiter = AdaptiveLimiter(
-                    config.dispatch.max_concurrency, config.dispatch.min_concurrency, config.llm.halve_after_429
-                )
+                self.limiter = limiter_for(config)
             spec = parse_model(name)
-            transport = BackoffTransport(
-                httpx2.AsyncHTTPTransport(),
-                limiter=self.limiter,
-                retries=config.llm.http_retries,
-                backoff=Backoff(
-                    config.dispatch.backoff_base_s, config.dispatch.backoff_factor, config.dispatch.backoff_max_s
-                ),
-            )
-            client = httpx2.AsyncClient(transport=transport, timeout=config.llm.request_timeout_s)
+            client, transport = client_for(config, self.limiter)
             self._clients.append(client)
             self._transports.append(transport)
             self._models[name] = (spec, self.model_factory(spec, client))
