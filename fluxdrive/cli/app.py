@@ -20,6 +20,7 @@ from fluxdrive.cli import (
     feedback,
     findings,
     history,
+    knowledge,
     mcp,
     review,
     rules,
@@ -75,3 +76,4 @@ app.add_typer(domains.app, name="domains")
 app.add_typer(feedback.app, name="feedback")
 app.command("history")(history.history_command)
 app.command("mcp")(mcp.mcp_command)
+app.add_typer(knowledge.app, name="knowledge")

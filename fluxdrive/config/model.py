@@ -176,8 +176,12 @@ class DomainsConfig(_Section):
 class KnowledgeConfig(_Section):
     """Knowledge lifecycle (section 9)."""
 
+    enabled: bool = Field(True, description="inject, confirm, decay and compound project knowledge in reviews")
+    directory: str = Field(".fluxdrive/knowledge", min_length=1, description="the store, relative to PROJECT_ROOT")
     max_per_agent: int = Field(5, ge=0, le=20, description="entries injected per agent")
     decay_reviews: int = Field(10, ge=1, description="reviews without independent confirmation before archiving")
+    compound_min_convergence: int = Field(2, ge=1, description="agents that must agree before a finding is kept")
+    max_new_per_review: int = Field(5, ge=0, description="new entries one review may add")
 
 
 class OutputConfig(_Section):

@@ -22,7 +22,7 @@ from fluxdrive._atomic import atomic_write_text
 from fluxdrive.agents import AgentDefinition
 
 PROMPTS_DIR = "prompts"
-NO_KNOWLEDGE = "No project knowledge is recorded yet; rely on the code and the criteria above."
+NO_KNOWLEDGE = "No recorded project knowledge applies here; rely on the code and the criteria above."
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,6 +35,7 @@ from fluxdrive.launch.criteria import merged_criteria, render_criteria
 from fluxdrive.launch.dispatcher import Launch, StageResult, run_stage
 from fluxdrive.launch.dropout import Dropout, assess_dropout, render_dropout
 from fluxdrive.launch.expansion import Decision, choose, decide, render_decision
+from fluxdrive.launch.knowledge import ReviewKnowledge
 from fluxdrive.launch.monitor import Monitor
 from fluxdrive.launch.progress import Progress, Recorder
 from fluxdrive.launch.prompts import PromptContext, render_prompt, save_prompt
@@ -208,6 +209,16 @@ class _Launcher:
         self.phases: dict[str, float] = {}
         self.notes: list[str] = []
         self.stage1_findings: list[Finding] = []
+        self.knowledge = ReviewKnowledge(Path(target.root), config, result.profile)
+        self.notes.extend(self.knowledge.notes)
+
+    def learn(self, synthesis: Synthesis) -> None:
+        """The knowledge lifecycle after synthesis: confirm, decay, archive, compound (never after an interrupt)."""
+        agents = self.triage.roster.agents
+        reads = {n: self.runtimes.for_agent(agents[n], self.config).reads_prompt for n in self.launched}
+        learned = self.knowledge.after_review(synthesis.findings, reads)
+        if learned is not None and (learned.changed or self.knowledge.injected):
+            synthesis.notes.append(learned.line())
 
     def _timeout(self, runtime: Runtime) -> float:
         dispatch = self.config.dispatch
@@ -219,7 +230,12 @@ class _Launcher:
         note = piece.reason if piece and piece.mode == "sliced" else "You receive the full content."
         criteria = merged_criteria(agent.name, self.triage.domains, self.config.domains.max_injected)
         prompt = render_prompt(
-            agent, context, content_path=content_path, slice_note=note, domain_criteria=render_criteria(criteria)
+            agent,
+            context,
+            content_path=content_path,
+            slice_note=note,
+            domain_criteria=render_criteria(criteria),
+            knowledge=self.knowledge.for_agent(agent),
         )
         save_prompt(self.output_dir, agent.name, prompt)
         runtime = self.runtimes.for_agent(agent, self.config)
@@ -284,28 +300,37 @@ class _Launcher:
         if not triggers:
             self.progress.phase("Research: skipped (no P0/P1 finding refers outward)")
             return
-        executors = self._model_research()
+        executors, offline = self._research_executors()
         self.research = run_research(
             triggers,
             root=Path(self.target.root),
             output_dir=self.output_dir,
             timeout_s=settings.timeout_s,
-            offline=executors is None,
+            offline=offline,
             executors=executors,
         )
         for outcome in self.research:
             self.progress.phase(f"Research: {outcome.agent} {outcome.status} ({outcome.seconds:.1f} s) {outcome.note}")
 
-    def _model_research(self) -> dict[str, ResearchExecutor] | None:
-        """With the llm runtime in use, framework-docs and best-practices run on its model; else None (offline)."""
+    def _research_executors(self) -> tuple[dict[str, ResearchExecutor], bool]:
+        """Who answers research: the offline executors, learnings from the knowledge store when there is one,
+        and - with the llm runtime in use - framework-docs and best-practices on its model. Also: offline?"""
+        table: dict[str, ResearchExecutor] = dict(EXECUTORS)
+        store = self.knowledge.store
+        if store is not None and (store.active or store.archived):
+            from fluxdrive.launch.research.learnings import learnings_executor
+
+            table["learnings"] = learnings_executor(store)
         model = self.runtimes.model or self.config.llm.model
         if "llm" not in self.runtimes.names or not model:
-            return None
-        from fluxdrive.runtimes.llm.research import MODEL_AGENTS, model_executor
+            return table, True
+        from fluxdrive.launch.research.on_model import MODEL_AGENTS, model_executor
 
         roster = self.triage.roster.agents
-        made = {name: model_executor(roster[name], model, self.config) for name in MODEL_AGENTS if name in roster}
-        return {**EXECUTORS, **made}
+        table.update(
+            {name: model_executor(roster[name], model, self.config) for name in MODEL_AGENTS if name in roster}
+        )
+        return table, False
 
     def _tokens_for(self, name: str) -> int:
         estimate = self.config.budget.review_agent_default
@@ -436,6 +461,7 @@ class _Launcher:
                 {"agent": r.agent, "question": r.question, "output": r.output, "status": r.status, "note": r.note}
                 for r in self.research
             ],
+            "knowledge": self.knowledge.record(),
             "dropout": _dropout_json(self.dropout),
             "expansion": _decision_json(self.decision, self.chosen),
             "phases": self.phases,
@@ -675,6 +701,15 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
 
             synthesis = synthesize(output_dir, config)
             synthesis.notes.extend(data["notes"])
+            if not interrupted:
+                reads = {
+                    n: launcher.runtimes.for_agent(result.roster.agents[n], config).reads_prompt
+                    for n in launcher.launched
+                }
+                learned = launcher.knowledge.after_review(synthesis.findings, reads)
+                if learned is not None:
+                    synthesis.notes.append(learned.line())
+                    data["knowledge"] = launcher.knowledge.record()
             files = write_reports(synthesis)
         data["phases"]["synthesis"] = round(time.monotonic() - started, 3)
         data["phases"]["total"] = round(time.monotonic() - began, 3)

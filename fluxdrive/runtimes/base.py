@@ -124,6 +124,7 @@ class Runtime(abc.ABC):
     needs_key: ClassVar[bool] = False
     key_env_var: ClassVar[str | None] = None
     remote: ClassVar[bool] = False
+    reads_prompt: ClassVar[bool] = True  # False: the prompt cannot prime it (knowledge re-discovery is independent)
     description: ClassVar[str] = ""
 
     @abc.abstractmethod

@@ -229,7 +229,7 @@ def test_model_resolution_and_families() -> None:
 def test_model_research_past_its_deadline_is_a_timeout_not_a_hang(project: Path) -> None:
     """A model that does not answer before the research deadline ends as a timeout; nothing is written."""
     from fluxdrive.launch.research import Trigger, run_research
-    from fluxdrive.runtimes.llm.research import model_executor
+    from fluxdrive.launch.research.on_model import model_executor
 
     async def slow(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         await asyncio.sleep(5)

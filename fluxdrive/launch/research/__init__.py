@@ -19,7 +19,7 @@ class, the tests that cover it, its callers, related files). ``framework-docs``
 and ``best-practices`` need the web or a model: offline they are skipped and
 repo-research answers their question from the repository when it is free;
 when the review runs on the llm runtime they run on its model
-(:mod:`fluxdrive.runtimes.llm.research`).
+(:mod:`.on_model`).
 ``learnings`` waits for the knowledge store. LLM runtimes plug in through the
 executor table (:data:`EXECUTORS`, or ``run_research(executors=...)``): one
 function per agent name, taking a :class:`ResearchRequest` and returning a
@@ -31,7 +31,8 @@ with credential-shaped text masked; the file exists exactly when the outcome
 is ``completed``. Nothing is read outside the project root.
 
 Modules, each importing only those before it: triggers, model, places,
-git_history, repo_research (the two offline executors), render, runner.
+git_history, repo_research (the two offline executors), render, runner;
+``on_model`` (the model executor) is imported by the review only when a model is in use.
 """
 
 from fluxdrive.launch.research.git_history import BLAME_CONTEXT as BLAME_CONTEXT

@@ -39,6 +39,7 @@ class StaticRuntime(Runtime):
 
     name = "static"
     offline = True
+    reads_prompt = False
     description = "offline analyzers as reviewers (no API key, no network)"
 
     def __init__(self) -> None:

@@ -8,9 +8,11 @@ own knowledge for the rest. There is no web tool, so every answer carries a
 gap saying that documentation and practice claims come from the model's
 training and should be checked against current sources.
 
-The executor is synchronous (the research runner calls it in a worker thread
-with a deadline) and opens its own HTTP client through the same backoff
-transport as the agents; tokens are reported in the outcome's note.
+It lives with the other research executors; the llm runtime's modules (an
+optional extra) are imported only when a question is asked. The executor is
+synchronous (the research runner calls it in a worker thread with a
+deadline) and opens its own HTTP client through the same backoff transport
+as the agents; tokens are reported in the outcome's note.
 """
 
 from __future__ import annotations
@@ -18,14 +20,16 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import Config
 from fluxdrive.launch.research.model import Point, ResearchAnswer, ResearchExecutor, ResearchRequest, ResearchTimeout
-from fluxdrive.runtimes.llm.runtime import ModelFactory
+
+if TYPE_CHECKING:  # the llm extra is optional: its modules are imported when a model is asked
+    from fluxdrive.runtimes.llm.runtime import ModelFactory
 
 MODEL_AGENTS = ("framework-docs", "best-practices")
 MAX_TURNS = 12
