@@ -70,6 +70,11 @@ class Entry:
         return dataclasses.replace(self, reviews_unconfirmed=self.reviews_unconfirmed + 1)
 
 
+def location_file(location: str) -> str:
+    """The file part of an anchor: ``shop/db.py`` from ``shop/db.py:15`` or ``shop/db.py (find_user)``."""
+    return location.split(":", 1)[0].split(" ", 1)[0]
+
+
 def slug(text: str, taken: set[str] | frozenset[str] = frozenset()) -> str:
     """A kebab-case id from a title, unique among ``taken`` (``-2``, ``-3`` ... on a clash)."""
     base = "-".join(re.findall(r"[a-z0-9]+", text.lower()))[:60].strip("-") or "entry"

@@ -27,10 +27,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from fluxdrive.knowledge.entries import Entry, slug
+from fluxdrive.knowledge.entries import Entry, location_file, slug
 from fluxdrive.knowledge.sanitize import for_entry
 from fluxdrive.knowledge.store import Store
-from fluxdrive.synthesis.dedup import Similarity, compatible_paths, meaningful_words, normalize_title
+from fluxdrive.synthesis.dedup import Similarity, compatible_paths, title_key
 from fluxdrive.synthesis.model import Finding
 
 
@@ -67,20 +67,12 @@ class Outcome:
         }
 
 
-def _key(title: str) -> tuple[str, frozenset[str]]:
-    return normalize_title(title), meaningful_words(title)
-
-
-def _file(location: str) -> str:
-    return location.split(":", 1)[0].split(" ", 1)[0]
-
-
 def describes(entry: Entry, finding: Finding, similar: Similarity) -> bool:
     """True when ``finding`` is the issue ``entry`` records, in a place its evidence names."""
-    if not similar.same(_key(entry.title), _key(finding.title)):
+    if not similar.same(title_key(entry.title), title_key(finding.title)):
         return False
-    places = [_file(e) for e in entry.evidence]
-    return any(compatible_paths(_file(loc), place) for loc in finding.locations for place in places)
+    places = [location_file(e) for e in entry.evidence]
+    return any(compatible_paths(location_file(loc), place) for loc in finding.locations for place in places)
 
 
 def update_after_review(
@@ -142,13 +134,13 @@ def compound(
 ) -> list[str]:
     """Write new entries for durable, converged findings that no entry records yet; their ids."""
     similar = similar or Similarity()
-    known = [_key(e.title) for e in (*store.active.values(), *store.archived.values())]
+    known = [title_key(e.title) for e in (*store.active.values(), *store.archived.values())]
     added: list[str] = []
     for finding in findings:
         if len(added) >= limit or not _durable(finding, min_convergence):
             continue
         title = for_entry(finding.title, cap=160)
-        if any(similar.same(_key(title), k) for k in known):
+        if any(similar.same(title_key(title), k) for k in known):
             continue
         described = [for_entry(text) for _agent, text in sorted(finding.descriptions.items()) if text.strip()]
         heuristic = next((d for d in described if d and d != title), title)
@@ -165,6 +157,6 @@ def compound(
             created=today,
         )
         store.save(entry)
-        known.append(_key(title))
+        known.append(title_key(title))
         added.append(entry.id)
     return added

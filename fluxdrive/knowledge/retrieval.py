@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from fluxdrive.agents import AgentDefinition
-from fluxdrive.knowledge.entries import Entry
+from fluxdrive.knowledge.entries import Entry, location_file
 from fluxdrive.knowledge.sanitize import for_prompt
 from fluxdrive.synthesis.dedup import meaningful_words
 
@@ -31,10 +31,6 @@ INSTRUCTION = (
 
 def _entry_words(entry: Entry) -> frozenset[str]:
     return meaningful_words(" ".join((entry.title, entry.heuristic, *entry.evidence)))
-
-
-def _evidence_file(anchor: str) -> str:
-    return anchor.split(":", 1)[0].split(" ", 1)[0]
 
 
 def query_words(agent: AgentDefinition, input_terms: Iterable[str]) -> frozenset[str]:
@@ -60,7 +56,7 @@ def retrieve(
         if shared == 0:
             continue
         score = shared + (AGENT_BONUS if agent.name in entry.agents else 0)
-        if any(_evidence_file(e) in files for e in entry.evidence):
+        if any(location_file(e) in files for e in entry.evidence):
             score += FILE_BONUS
         ranked.append((-score, entry.id, entry))
     return [entry for _score, _id, entry in sorted(ranked)[:limit]]

@@ -60,6 +60,11 @@ def meaningful_words(title: str) -> frozenset[str]:
     return frozenset(w for w in _WORD.findall(title.lower()) if len(w) >= 3 and w not in STOP_WORDS)
 
 
+def title_key(title: str) -> tuple[str, frozenset[str]]:
+    """What :meth:`Similarity.same` compares: the normalized title and its meaningful words."""
+    return normalize_title(title), meaningful_words(title)
+
+
 @dataclass(frozen=True, slots=True)
 class Similarity:
     """The two thresholds of 'same issue'."""

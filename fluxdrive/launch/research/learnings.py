@@ -13,22 +13,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from fluxdrive.knowledge import Entry, Store
+from fluxdrive.knowledge.entries import location_file
 from fluxdrive.launch.research.model import Point, ResearchAnswer, ResearchExecutor, ResearchRequest
-from fluxdrive.synthesis.dedup import Similarity, compatible_paths, meaningful_words, normalize_title
+from fluxdrive.synthesis.dedup import Similarity, compatible_paths, title_key
 
 MAX_LESSONS = 5
 
 
-def _file(location: str) -> str:
-    return location.split(":", 1)[0].split(" ", 1)[0]
-
-
 def _matches(entry: Entry, title: str, files: list[str], similar: Similarity) -> bool:
-    if title and similar.same(
-        (normalize_title(entry.title), meaningful_words(entry.title)), (normalize_title(title), meaningful_words(title))
-    ):
+    if title and similar.same(title_key(entry.title), title_key(title)):
         return True
-    return any(compatible_paths(_file(e), f) for e in entry.evidence for f in files)
+    return any(compatible_paths(location_file(e), f) for e in entry.evidence for f in files)
 
 
 def learnings_executor(store: Store) -> ResearchExecutor:
@@ -36,7 +31,7 @@ def learnings_executor(store: Store) -> ResearchExecutor:
 
     def execute(request: ResearchRequest) -> ResearchAnswer:
         trigger = request.trigger
-        files = [_file(loc) for loc in (trigger.locations or ((trigger.location,) if trigger.location else ()))]
+        files = [location_file(loc) for loc in (trigger.locations or ((trigger.location,) if trigger.location else ()))]
         similar = Similarity()
         found = [
             (entry, archived)
