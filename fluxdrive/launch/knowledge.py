@@ -27,7 +27,14 @@ MAX_INPUT_TERMS = 200
 class ReviewKnowledge:
     """The store as one review sees it."""
 
-    def __init__(self, root: Path, config: Config, profile: InputProfile, today: date | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        config: Config,
+        profile: InputProfile,
+        domains: Sequence[str] = (),
+        today: date | None = None,
+    ) -> None:
         self.settings = config.knowledge
         self.today = today or date.today()
         self.store = Store.load(Path(root) / self.settings.directory) if self.settings.enabled else None
@@ -35,7 +42,9 @@ class ReviewKnowledge:
         self.outcome: Outcome | None = None
         files = sorted({u.file for u in profile.units if u.file})
         self.input_files = files
-        self.input_terms = [profile.label, *(s.title for s in profile.sections), *files][:MAX_INPUT_TERMS]
+        # the query: the detected domains and the input's summary (label, headings, files); the agent adds its lane
+        summary = [profile.label, *(s.title for s in profile.sections), *files]
+        self.input_terms = [*(d.replace("-", " ") for d in domains), *summary][:MAX_INPUT_TERMS]
 
     @property
     def notes(self) -> list[str]:

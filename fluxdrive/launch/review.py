@@ -209,7 +209,7 @@ class _Launcher:
         self.phases: dict[str, float] = {}
         self.notes: list[str] = []
         self.stage1_findings: list[Finding] = []
-        self.knowledge = ReviewKnowledge(Path(target.root), config, result.profile)
+        self.knowledge = ReviewKnowledge(Path(target.root), config, result.profile, result.domains)
         self.notes.extend(self.knowledge.notes)
 
     def learn(self, synthesis: Synthesis) -> None:
