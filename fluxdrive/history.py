@@ -230,13 +230,17 @@ def _run_row(row: tuple[Any, ...]) -> RunRow:
 
 
 def record_run(connection: sqlite3.Connection, manifest: RunManifest, *, project: str, verdict: str | None) -> None:
-    """Record a run and one call per launched agent; re-recording a run id replaces it, atomically."""
+    """Record a run, one call per launched agent and one per other model call; re-recording replaces, atomically.
+
+    The run's token and cost totals include every model call (research, --llm-triage), its agent count
+    only the reviewers.
+    """
     if not manifest.run_id:
         raise ValueError("the run manifest has no run_id; it cannot be recorded")
     extra = manifest.model_extra or {}
     runtime = extra.get("runtime")
     fallback_at = manifest.finished_at or manifest.started_at or utc_timestamp()
-    calls = []
+    calls: list[tuple[Any, ...]] = []
     for agent, record in sorted(manifest.agents.items()):
         if record.outcome in _NOT_CALLED:
             continue
@@ -257,6 +261,27 @@ def record_run(connection: sqlite3.Connection, manifest: RunManifest, *, project
                 record.finished_at or fallback_at,
             )
         )
+    agents = len(calls)
+    # model calls that are not reviews: research answered by a model, --llm-triage (stage NULL)
+    others = [(r.agent, r.status, r.provenance, r.usage) for r in manifest.research if r.usage and r.provenance]
+    others += [(c.name, c.outcome, c.provenance, c.usage) for c in manifest.model_calls]
+    for name, outcome, provenance, usage in others:
+        calls.append(
+            (
+                manifest.run_id,
+                name,
+                None,
+                provenance.provider,
+                provenance.model_family,
+                provenance.model_id,
+                usage.tokens_in,
+                usage.tokens_out,
+                usage.cost_usd,
+                usage.wall_s,
+                outcome,
+                fallback_at,
+            )
+        )
     run = (
         manifest.run_id,
         project,
@@ -266,7 +291,7 @@ def record_run(connection: sqlite3.Connection, manifest: RunManifest, *, project
         manifest.finished_at,
         verdict,
         runtime if isinstance(runtime, str) else None,
-        len(calls),
+        agents,
         sum(c[6] for c in calls),
         sum(c[7] for c in calls),
         round(sum(c[8] for c in calls), 6),

@@ -115,12 +115,23 @@ class AgentRecord(_Model):
 
 
 class ResearchRecord(_Model):
-    """A research agent run between stages."""
+    """A research agent run between stages (with provenance and usage when a model answered)."""
 
     agent: str
     question: str = ""
     output: str | None = None
     status: str = "completed"
+    provenance: ProvenanceRecord | None = None
+    usage: UsageRecord | None = None
+
+
+class ModelCallRecord(_Model):
+    """A model call that is not an agent's review, e.g. ``--llm-triage`` refining the base scores."""
+
+    name: str
+    outcome: str = "completed"
+    provenance: ProvenanceRecord
+    usage: UsageRecord = Field(default_factory=UsageRecord)
 
 
 class RunManifest(_Model):
@@ -136,6 +147,7 @@ class RunManifest(_Model):
     content_routing_active: bool = False
     agents: dict[str, AgentRecord] = Field(default_factory=dict)
     research: list[ResearchRecord] = Field(default_factory=list)
+    model_calls: list[ModelCallRecord] = Field(default_factory=list)
 
     @property
     def launched(self) -> list[str]:

@@ -13,6 +13,8 @@ and says why.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -50,23 +52,30 @@ def _question(result: Triage, offered: list[str]) -> str:
     return "\n".join(lines)
 
 
-def refine(result: Triage, model_name: str | None) -> str:
-    """Apply the model's base scores to ``result`` (recomputing the plan); return the note to show."""
+@dataclass(frozen=True, slots=True)
+class Refinement:
+    """What ``--llm-triage`` did: the note to show, and the model call to account for (None when none was made)."""
+
+    note: str
+    call: dict[str, Any] | None = None
+
+
+def refine(result: Triage, model_name: str | None) -> Refinement:
+    """Apply the model's base scores to ``result`` (recomputing the plan); say what happened and what it cost."""
     if not model_name:
-        return "--llm-triage: no model (pass --model or set llm.model); deterministic scores kept"
+        return Refinement("--llm-triage: no model (pass --model or set llm.model); deterministic scores kept")
     offered = [a.name for a in result.agents if a.base_score > 0 and not a.prefiltered]
     if not offered:
-        return "--llm-triage: no agent to refine; deterministic scores kept"
+        return Refinement("--llm-triage: no agent to refine; deterministic scores kept")
     try:
         from fluxdrive.runtimes.llm.oneshot import ask
 
-        answer, spec, tokens = asyncio.run(
+        answer, spec, usage = asyncio.run(
             ask(model_name, INSTRUCTIONS, _question(result, offered), BaseScores, result.config)
         )
     except Exception as exc:  # the model is an optional refinement: any failure keeps the rule's scores
-        return (
-            f"--llm-triage failed ({type(exc).__name__}: {' '.join(str(exc).split())[:200]}); deterministic scores kept"
-        )
+        reason = f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
+        return Refinement(f"--llm-triage failed ({reason}); deterministic scores kept")
     changed = []
     for record in result.agents:
         given = answer.scores.get(record.name)
@@ -80,4 +89,5 @@ def refine(result: Triage, model_name: str | None) -> str:
         record.final_score = round(min(record.raw_score * record.trust_multiplier, result.config.scoring.max_score), 2)
     result.recompute()
     shown = ", ".join(changed) or "no change"
-    return f"--llm-triage: {spec.label} refined base scores ({shown}; {tokens} tokens)"
+    call = {"name": "llm-triage", "provenance": spec.provenance.record(), "usage": usage.record()}
+    return Refinement(f"--llm-triage: {spec.label} refined base scores ({shown}; {usage.tokens} tokens)", call)

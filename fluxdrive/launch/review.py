@@ -209,6 +209,7 @@ class _Launcher:
         self.phases: dict[str, float] = {}
         self.notes: list[str] = []
         self.stage1_findings: list[Finding] = []
+        self.model_calls: list[dict[str, Any]] = []  # model calls that are not reviews (--llm-triage)
         self.knowledge = ReviewKnowledge(Path(target.root), config, result.profile, result.domains)
         self.notes.extend(self.knowledge.notes)
 
@@ -426,17 +427,8 @@ class _Launcher:
                 "slice": piece.record().model_dump() if piece else {"mode": "full", "files": [], "sections": []},
             }
             if result is not None:
-                entry["provenance"] = {
-                    "provider": result.provenance.provider,
-                    "model_family": result.provenance.model_family,
-                    "model_id": result.provenance.model_id,
-                }
-                entry["usage"] = {
-                    "tokens_in": result.usage.tokens_in,
-                    "tokens_out": result.usage.tokens_out,
-                    "cost_usd": result.usage.cost_usd,
-                    "wall_s": round(result.usage.wall_s, 3),
-                }
+                entry["provenance"] = result.provenance.record()
+                entry["usage"] = result.usage.record()
                 if result.error:
                     entry["error"] = result.error
             agents[name] = entry
@@ -458,9 +450,9 @@ class _Launcher:
             "content_routing": list(self.plan.log),
             "agents": dict(sorted(agents.items())),
             "research": [
-                {"agent": r.agent, "question": r.question, "output": r.output, "status": r.status, "note": r.note}
-                for r in self.research
+                {k: v for k, v in r.record().items() if k not in ("seconds", "finding_id")} for r in self.research
             ],
+            "model_calls": self.model_calls,
             "knowledge": self.knowledge.record(),
             "dropout": _dropout_json(self.dropout),
             "expansion": _decision_json(self.decision, self.chosen),
@@ -643,12 +635,16 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
     pool.preflight(config, Path(resolved.root))  # the common case fails before anything is written
     output_dir = output_dir_for(resolved, options.output_dir)
     progress = options.progress or Recorder()
+    model_calls: list[dict[str, Any]] = []
     with run_lock(output_dir, command="review"):
         result = triage_target(resolved, config)
         if options.llm_triage:
             from fluxdrive.launch.llm_triage import refine
 
-            progress.phase(refine(result, options.model or config.llm.model))
+            refined = refine(result, options.model or config.llm.model)
+            progress.phase(refined.note)
+            if refined.call is not None:
+                model_calls.append(refined.call)
         if options.agents:
             _explicit_roster(result, options.agents)
         for note in result.notes:
@@ -676,6 +672,7 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
                 hint="nothing in it matches any agent's concerns; pass --agents to choose reviewers",
             )
         launcher = _Launcher(result, resolved, config, pool, output_dir, options)
+        launcher.model_calls.extend(model_calls)
         launcher.phases["triage"] = round(triage_seconds, 3)
         before = _fingerprint(Path(resolved.root), launcher.content.files)
         run_id = hashlib.sha256(f"{output_dir}:{utc_timestamp()}:{os.getpid()}".encode()).hexdigest()[:12]

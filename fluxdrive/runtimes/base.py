@@ -87,6 +87,15 @@ class Usage:
         """Billing tokens: input plus output."""
         return self.tokens_in + self.tokens_out
 
+    def record(self) -> dict[str, int | float]:
+        """run.json's ``usage`` object."""
+        return {
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+            "cost_usd": self.cost_usd,
+            "wall_s": round(self.wall_s, 3),
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class Provenance:
@@ -95,6 +104,10 @@ class Provenance:
     provider: str
     model_family: str
     model_id: str
+
+    def record(self) -> dict[str, str]:
+        """run.json's ``provenance`` object."""
+        return {"provider": self.provider, "model_family": self.model_family, "model_id": self.model_id}
 
 
 @dataclass(frozen=True, slots=True)

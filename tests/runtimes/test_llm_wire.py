@@ -228,6 +228,9 @@ def test_llm_triage_refines_scores_but_zero_stays(project: Path, provider: FakeP
     assert after["fd-quality"]["base_score"] == 0 and after["fd-quality"]["stage"] is None
     assert before["fd-game-design"]["base_score"] == 0 and after["fd-game-design"]["base_score"] == 0, "0 is absolute"
     assert "from openai:gpt-4o" in after["fd-quality"]["rationale"]
+    (call,) = json.loads((_out(project) / "run.json").read_text())["model_calls"]
+    assert call["name"] == "llm-triage" and call["usage"]["tokens_in"] > 0
+    assert call["provenance"] == {"provider": "openai-compatible", "model_family": "gpt", "model_id": "gpt-4o"}
 
 
 def test_history_database_has_the_calls(project: Path, provider: FakeProvider) -> None:
@@ -327,3 +330,12 @@ def test_best_practices_research_runs_on_the_model_between_stages(project: Path,
     assert any("cur.execute" in result for result in provider.tool_results("best-practices researcher"))
     stage2_prompt = (out / "prompts" / "fd-correctness.md").read_text()
     assert "## Research results" in stage2_prompt and "Parameterized queries" in stage2_prompt
+    # every token is accounted for: the research call is in run.json and in the history, with its cost
+    record = ran["best-practices"]
+    assert record["provenance"]["model_id"] == "gpt-4o" and record["usage"]["tokens_in"] > 0
+    run_id = json.loads((out / "run.json").read_text())["run_id"]
+    history = json.loads(run_fluxdrive("history", "--run", run_id, "--json", cwd=project).out)
+    research_call = next(c for c in history["calls"] if c["agent"] == "best-practices")
+    assert research_call["stage"] is None and research_call["tokens_in"] == record["usage"]["tokens_in"]
+    assert research_call["cost_usd"] > 0
+    assert history["run"]["tokens_in"] == sum(c["tokens_in"] for c in history["calls"])

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from fluxdrive.launch.research.triggers import Trigger
+from fluxdrive.runtimes.base import Provenance, Usage
 
 RESEARCH_DIR = "research"
 RESEARCH_TIMEOUT_S = 60.0
@@ -46,6 +47,8 @@ class ResearchAnswer:
     confidence_note: str
     gaps: tuple[str, ...] = ()
     how: str | None = None  # how it was answered, when not from the repository alone (e.g. by a model)
+    provenance: Provenance | None = None  # the model that answered, if one did
+    usage: Usage | None = None  # its tokens and cost (every token is accounted for)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,10 +84,12 @@ class ResearchOutcome:
     note: str
     seconds: float
     finding_id: str = ""
+    provenance: Provenance | None = None
+    usage: Usage | None = None
 
-    def record(self) -> dict[str, str | float | None]:
-        """The ``research`` entry of run.json."""
-        return {
+    def record(self) -> dict[str, object]:
+        """The ``research`` entry of run.json (provenance and usage only when a model answered)."""
+        data: dict[str, object] = {
             "agent": self.agent,
             "question": self.question,
             "output": self.output,
@@ -93,6 +98,10 @@ class ResearchOutcome:
             "seconds": self.seconds,
             "finding_id": self.finding_id,
         }
+        if self.provenance is not None and self.usage is not None:
+            data["provenance"] = self.provenance.record()
+            data["usage"] = self.usage.record()
+        return data
 
 
 @dataclass

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -27,8 +28,10 @@ from pydantic import BaseModel, Field
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import Config
 from fluxdrive.launch.research.model import Point, ResearchAnswer, ResearchExecutor, ResearchRequest, ResearchTimeout
+from fluxdrive.runtimes.base import Usage
 
 if TYPE_CHECKING:  # the llm extra is optional: its modules are imported when a model is asked
+    from fluxdrive.runtimes.llm.models import ModelSpec
     from fluxdrive.runtimes.llm.runtime import ModelFactory
 
 MODEL_AGENTS = ("framework-docs", "best-practices")
@@ -75,19 +78,26 @@ def model_executor(
         remaining = request.remaining()
         if remaining <= 0:
             raise ResearchTimeout(f"{agent.name}: deadline passed")
+        started = time.monotonic()
         try:
-            answer, label, tokens = asyncio.run(
+            answer, spec, tokens_in, tokens_out = asyncio.run(
                 asyncio.wait_for(_ask(agent, model_name, config, request, model_factory), remaining)
             )
         except TimeoutError:
             raise ResearchTimeout(f"{agent.name}: no answer from {model_name} in time") from None
+        from fluxdrive.runtimes.llm.runtime import cost_of
+
+        cost, _note = cost_of(config, spec, tokens_in, tokens_out)
+        tokens = tokens_in + tokens_out
         return ResearchAnswer(
             sources=tuple(answer.sources),
             points=tuple(Point(text) for text in answer.findings),
             confidence=answer.confidence,
             confidence_note=answer.confidence_note,
             gaps=(NO_WEB_GAP, *answer.gaps),
-            how=f"answered by {label} from the repository and its own knowledge, no web ({tokens:,} tokens)",
+            how=f"answered by {spec.label} from the repository and its own knowledge, no web ({tokens:,} tokens)",
+            provenance=spec.provenance,
+            usage=Usage(tokens_in, tokens_out, cost, time.monotonic() - started),
         )
 
     return execute
@@ -99,7 +109,7 @@ async def _ask(
     config: Config,
     request: ResearchRequest,
     model_factory: ModelFactory | None,
-) -> tuple[ModelAnswer, str, int]:
+) -> tuple[ModelAnswer, ModelSpec, int, int]:
     from pydantic_ai import Agent, UsageLimits
     from pydantic_ai.settings import ModelSettings
 
@@ -128,5 +138,4 @@ async def _ask(
             usage_limits=UsageLimits(request_limit=MAX_TURNS),
             model_settings=ModelSettings(max_tokens=config.llm.max_output_tokens, timeout=config.llm.request_timeout_s),
         )
-    tokens = result.usage.input_tokens + result.usage.output_tokens
-    return result.output, spec.label, tokens
+    return result.output, spec, result.usage.input_tokens, result.usage.output_tokens

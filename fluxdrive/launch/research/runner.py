@@ -97,11 +97,16 @@ def _run_one(
 ) -> ResearchOutcome:
     start = time.monotonic()
 
-    def outcome(status: ResearchStatus, note: str, output: str | None = None) -> ResearchOutcome:
+    def outcome(
+        status: ResearchStatus, note: str, output: str | None = None, answer: ResearchAnswer | None = None
+    ) -> ResearchOutcome:
         if status != "completed":
             _discard(output_dir, agent)
         seconds = round(time.monotonic() - start, 3)
-        return ResearchOutcome(agent, trigger.question, output, status, note, seconds, trigger.finding_id)
+        provenance, usage = (answer.provenance, answer.usage) if answer is not None else (None, None)
+        return ResearchOutcome(
+            agent, trigger.question, output, status, note, seconds, trigger.finding_id, provenance, usage
+        )
 
     if not re.fullmatch(NAME_PATTERN, agent):
         return outcome("error", f"invalid research agent name {agent!r}")
@@ -123,7 +128,7 @@ def _run_one(
     note = f"stood in for {stand_in_for} ({OFFLINE_NOTE})" if stand_in_for else "answered offline from the repository"
     if answer.how and not stand_in_for:
         note = answer.how
-    return outcome("completed", note, relative)
+    return outcome("completed", note, relative, answer)
 
 
 def run_research(

@@ -8,12 +8,14 @@ have done without the model.
 
 from __future__ import annotations
 
+import time
 from typing import TypeVar
 
 from fluxdrive.config.model import Config
+from fluxdrive.runtimes.base import Usage
 from fluxdrive.runtimes.llm.backoff import client_for, limiter_for
 from fluxdrive.runtimes.llm.models import ModelSpec, build_model, parse_model
-from fluxdrive.runtimes.llm.runtime import ModelFactory
+from fluxdrive.runtimes.llm.runtime import ModelFactory, cost_of
 
 T = TypeVar("T")
 
@@ -26,11 +28,12 @@ async def ask(
     config: Config,
     *,
     model_factory: ModelFactory | None = None,
-) -> tuple[T, ModelSpec, int]:
-    """The model's answer as ``output_type``, the model spec, and the tokens it cost."""
+) -> tuple[T, ModelSpec, Usage]:
+    """The model's answer as ``output_type``, the model spec, and what it cost (tokens, dollars, seconds)."""
     from pydantic_ai import Agent, UsageLimits
     from pydantic_ai.settings import ModelSettings
 
+    started = time.monotonic()
     spec = parse_model(model_name)
     client, _transport = client_for(config, limiter_for(config))
     async with client:
@@ -41,4 +44,6 @@ async def ask(
             usage_limits=UsageLimits(request_limit=2),
             model_settings=ModelSettings(max_tokens=2000, timeout=config.llm.request_timeout_s),
         )
-    return result.output, spec, result.usage.input_tokens + result.usage.output_tokens
+    tokens_in, tokens_out = result.usage.input_tokens, result.usage.output_tokens
+    cost, _note = cost_of(config, spec, tokens_in, tokens_out)
+    return result.output, spec, Usage(tokens_in, tokens_out, cost, time.monotonic() - started)

@@ -207,7 +207,7 @@ class LlmRuntime(Runtime):
             unreachable = _cause(exc, EndpointUnreachable)
             raise RuntimeError(f"{spec.label}: {_short(unreachable or exc)}") from None
         write_agent_output(task.output_dir, task.agent.name, text if text.endswith("\n") else text + "\n")
-        cost, note = _cost(config, spec, tokens_in, tokens_out)
+        cost, note = cost_of(config, spec, tokens_in, tokens_out)
         notes = tuple(n for n in (note, *(f"refused tool path {p!r}" for p in workspace.refusals)) if n)
         return AgentResult(
             task.agent.name,
@@ -253,7 +253,8 @@ def _short(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:300]
 
 
-def _cost(config: Config, spec: ModelSpec, tokens_in: int, tokens_out: int) -> tuple[float, str | None]:
+def cost_of(config: Config, spec: ModelSpec, tokens_in: int, tokens_out: int) -> tuple[float, str | None]:
+    """US dollars from ``llm.prices`` (0 with a note for a model the table does not list)."""
     price = config.llm.prices.get(spec.label)
     if price is None:
         return 0.0, f"no price for {spec.label} in llm.prices: cost recorded as 0"
