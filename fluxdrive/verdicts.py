@@ -58,6 +58,7 @@ class VerdictRecord:
     tokens: int
     timestamp: str
     schema_version: int = SCHEMA_VERSION
+    cost_usd: float = 0.0  # from llm.prices for model-backed agents; 0 for the static analyzers
 
     @property
     def needs_attention(self) -> bool:
@@ -94,6 +95,7 @@ def make_record(
     detail_path: str | None = None,
     tokens: int = 0,
     timestamp: str | None = None,
+    cost_usd: float = 0.0,
 ) -> VerdictRecord:
     """Validate the parts of a verdict record; raise VerdictError otherwise."""
     if not _AGENT.match(agent):
@@ -109,6 +111,8 @@ def make_record(
         raise VerdictError("summary is empty", hint="give a one-line summary")
     if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
         raise VerdictError(f"tokens must be a non-negative integer, got {tokens!r}")
+    if isinstance(cost_usd, bool) or not isinstance(cost_usd, int | float) or cost_usd < 0:
+        raise VerdictError(f"cost_usd must be a non-negative number, got {cost_usd!r}")
     return VerdictRecord(
         agent=agent,
         status=level,  # type: ignore[arg-type]
@@ -116,6 +120,7 @@ def make_record(
         detail_path=detail_path,
         tokens=tokens,
         timestamp=timestamp or utc_timestamp(),
+        cost_usd=round(float(cost_usd), 6),
     )
 
 
@@ -140,6 +145,7 @@ def write_verdict(
     *,
     detail_path: str | None = None,
     tokens: int = 0,
+    cost_usd: float = 0.0,
 ) -> VerdictRecord:
     """Write ``OUTPUT_DIR/verdicts/<agent>.json`` atomically.
 
@@ -151,7 +157,8 @@ def write_verdict(
         raise VerdictError(f"output directory is a file: {output_dir}")
     if detail_path is None and (output_dir / f"{agent}.md").is_file():
         detail_path = f"{agent}.md"
-    record = make_record(agent, status, summary, detail_path=_portable(detail_path, output_dir), tokens=tokens)
+    detail = _portable(detail_path, output_dir)
+    record = make_record(agent, status, summary, detail_path=detail, tokens=tokens, cost_usd=cost_usd)
     atomic_write_json(verdicts_dir(output_dir) / f"{agent}.json", asdict(record))
     return record
 
@@ -168,6 +175,7 @@ def _decode(path: Path) -> VerdictRecord:
         detail_path=data.get("detail_path"),
         tokens=int(tokens) if isinstance(tokens, int | str) and str(tokens).isdigit() else 0,
         timestamp=str(data.get("timestamp") or ""),
+        cost_usd=cost if isinstance(cost := data.get("cost_usd", 0.0), int | float) and cost >= 0 else 0.0,
     )
 
 
@@ -212,6 +220,11 @@ def attention(records: Sequence[VerdictRecord]) -> tuple[VerdictRecord, ...]:
 def total_tokens(records: Sequence[VerdictRecord]) -> int:
     """Tokens spent by all agents."""
     return sum(r.tokens for r in records)
+
+
+def total_cost(records: Sequence[VerdictRecord]) -> float:
+    """US dollars spent by all agents (0 when none ran on a priced model)."""
+    return round(sum(r.cost_usd for r in records), 6)
 
 
 def render_table(records: Sequence[VerdictRecord], *, max_summary: int = 100, details: bool = False) -> str:

@@ -21,7 +21,7 @@ def _seed(directory: Path) -> None:
 
 def test_record_shape_on_disk(tmp_path: Path) -> None:
     (tmp_path / "fd-safety.md").write_text("report")
-    verdicts.write_verdict(tmp_path, "fd-safety", "needs_attention", "  one\nline  ", tokens=5)
+    verdicts.write_verdict(tmp_path, "fd-safety", "needs_attention", "  one\nline  ", tokens=5, cost_usd=0.0123)
     data = json.loads((tmp_path / "verdicts" / "fd-safety.json").read_text())
     assert set(data) == {
         "schema_version",
@@ -30,8 +30,13 @@ def test_record_shape_on_disk(tmp_path: Path) -> None:
         "summary",
         "detail_path",
         "tokens",
+        "cost_usd",
         "timestamp",
     }
+    assert data["cost_usd"] == 0.0123
+    assert verdicts.load_verdicts(tmp_path).records[0].cost_usd == 0.0123
+    with pytest.raises(VerdictError, match="cost_usd"):
+        verdicts.make_record("fd-safety", "CLEAN", "ok", cost_usd=-1)
     assert data["status"] == "NEEDS_ATTENTION"
     assert data["summary"] == "one line"
     assert data["detail_path"] == "fd-safety.md"

@@ -94,6 +94,7 @@ def show(
                 "directory": str(loaded.directory),
                 "counts": verdicts.count_by_status(loaded.records),
                 "total_tokens": verdicts.total_tokens(loaded.records),
+                "total_cost_usd": verdicts.total_cost(loaded.records),
                 "verdicts": [_as_dict(r) for r in records],
             }
         )
@@ -103,7 +104,9 @@ def show(
     elif attention:
         out("No agents need attention.")
     summary = verdicts.count_by_status(loaded.records)
-    out(f"{summary} | {verdicts.total_tokens(loaded.records):,} tokens | {loaded.directory}")
+    cost = verdicts.total_cost(loaded.records)
+    spent = f"{verdicts.total_tokens(loaded.records):,} tokens" + (f", ${cost:.4f}" if cost else "")
+    out(f"{summary} | {spent} | {loaded.directory}")
 
 
 def _as_dict(record: verdicts.VerdictRecord) -> dict[str, Any]:
@@ -114,6 +117,7 @@ def _as_dict(record: verdicts.VerdictRecord) -> dict[str, Any]:
         "summary": record.summary,
         "detail_path": record.detail_path,
         "tokens": record.tokens,
+        "cost_usd": record.cost_usd,
         "timestamp": record.timestamp,
     }
 

@@ -55,6 +55,7 @@ def record_verdict(task: AgentTask, result: AgentResult) -> None:
         summary,
         detail_path=f"{task.agent.name}.md",
         tokens=result.usage.tokens,
+        cost_usd=result.usage.cost_usd,
     )
 
 

@@ -99,6 +99,7 @@ def test_openai_review_end_to_end(project: Path, provider: FakeProvider) -> None
     assert safety["usage"]["tokens_in"] > 0 and safety["usage"]["cost_usd"] > 0
     verdict = json.loads((out / "verdicts" / "fd-safety.json").read_text())
     assert verdict["tokens"] == safety["usage"]["tokens_in"] + safety["usage"]["tokens_out"]
+    assert verdict["cost_usd"] == safety["usage"]["cost_usd"] > 0
     # Stage 1 agents other than fd-safety acknowledged its blocking finding at the checkpoint.
     acknowledged = [r for r in provider.requests if "Checkpoint before your final report" in r.raw]
     assert acknowledged, "the checkpoint turn was sent to agents that had not seen the blocking finding"
