@@ -14,21 +14,32 @@ import pytest
 from fluxdrive.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
+# No real model calls: without these, a test can only reach the fake provider it configures itself.
+PROVIDER_VARIABLES = frozenset(
+    {
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "OPENROUTER_API_KEY",
+        "OLLAMA_BASE_URL",
+    }
+)
 
 
 @pytest.fixture(autouse=True)
 def isolated_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Point every state and config directory at a fresh temp dir.
 
-    No test may read the developer's ~/.config/fluxdrive or be steered by a
-    FLUXDRIVE_* variable from the calling shell.
+    No test may read the developer's ~/.config/fluxdrive, be steered by a
+    FLUXDRIVE_* variable from the calling shell, or find a provider's key.
     """
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     for name in list(os.environ):
-        if name.startswith("FLUXDRIVE_"):
+        if name.startswith("FLUXDRIVE_") or name in PROVIDER_VARIABLES:
             monkeypatch.delenv(name)
     yield home
 
