@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -197,13 +198,16 @@ def test_cost_comes_from_the_price_table(project: Path) -> None:
         ("anthropic:claude-sonnet-4-5", {}, "ANTHROPIC_API_KEY is not set"),
         ("openai:gpt-4o", {}, "OPENAI_API_KEY is not set"),
         ("openrouter:qwen/qwen3", {}, "OPENROUTER_API_KEY is not set"),
-        ("gpt-4o", {}, "unknown model 'gpt-4o'"),
-        ("bard:x", {}, "unknown model 'bard:x'"),
+        ("gpt-4o", {}, "unknown model 'gpt-4o'.*did you mean openai:gpt-4o"),
+        ("claude-haiku-4-5", {}, "did you mean anthropic:claude-haiku-4-5"),
+        ("antropic:claude-haiku-4-5", {}, "did you mean anthropic:claude-haiku-4-5"),
+        ("bard:x", {}, "unknown model 'bard:x'.*provider one of anthropic, openai, ollama, openrouter"),
     ],
 )
 def test_model_strings_and_keys(value: str, env: dict[str, str], message: str) -> None:
-    with pytest.raises(UsageError, match=message):
+    with pytest.raises(UsageError) as raised:
         parse_model(value, env)
+    assert re.search(message, raised.value.one_line()), raised.value.one_line()
 
 
 def test_model_resolution_and_families() -> None:

@@ -18,6 +18,7 @@ retries are switched off so retries are counted once.
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -65,10 +66,7 @@ def parse_model(value: str, env: Mapping[str, str] | None = None) -> ModelSpec:
     env = os.environ if env is None else env
     provider, sep, name = (value or "").partition(":")
     if not sep or not name or provider not in PROVIDERS:
-        raise UsageError(
-            f"unknown model {value!r}",
-            hint=f"use provider:model with provider one of {', '.join(PROVIDERS)}, e.g. anthropic:claude-sonnet-4-6",
-        )
+        raise UsageError(f"unknown model {value!r}", hint=_suggestion(value or ""))
     if provider == "anthropic":
         return _keyed(provider, name, "ANTHROPIC_API_KEY", env.get("ANTHROPIC_BASE_URL"), env)
     if provider == "openrouter":
@@ -79,6 +77,23 @@ def parse_model(value: str, env: Mapping[str, str] | None = None) -> ModelSpec:
     if base_url:  # a local or self-hosted server: a key only if it wants one
         return ModelSpec(provider, name, base_url, "OPENAI_API_KEY", env.get("OPENAI_API_KEY") or "unused")
     return _keyed(provider, name, "OPENAI_API_KEY", None, env)
+
+
+_FAMILY_PROVIDER = {"claude": "anthropic", "gpt": "openai"}
+
+
+def _suggestion(value: str) -> str:
+    """Did-you-mean for a model string: a misspelt provider, or a bare model name without one."""
+    provider, sep, name = value.partition(":")
+    if sep and name:
+        close = difflib.get_close_matches(provider, PROVIDERS, n=1, cutoff=0.6)
+        if close:
+            return f"did you mean {close[0]}:{name}?"
+    elif value:
+        guess = _FAMILY_PROVIDER.get(model_family(value))
+        if guess:
+            return f"models are named provider:model - did you mean {guess}:{value}?"
+    return f"use provider:model with provider one of {', '.join(PROVIDERS)}, e.g. anthropic:claude-sonnet-4-6"
 
 
 def _keyed(provider: str, name: str, variable: str, base_url: str | None, env: Mapping[str, str]) -> ModelSpec:
