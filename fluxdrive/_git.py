@@ -32,6 +32,27 @@ def is_repository(root: Path) -> bool:
     return proc is not None and proc.returncode == 0 and proc.stdout.strip() == b"true"
 
 
+def head(root: Path) -> str | None:
+    """The commit HEAD points at, or None outside a repository or before the first commit."""
+    proc = _git(root, "rev-parse", "--verify", "--quiet", "HEAD")
+    if proc is None or proc.returncode != 0:
+        return None
+    return proc.stdout.decode("ascii", errors="replace").strip() or None
+
+
+def renames(root: Path, since: str) -> dict[str, str]:
+    """Files renamed between commit ``since`` and HEAD: old path -> new path (empty when git cannot say)."""
+    proc = _git(root, "diff", "--name-status", "--find-renames", since, "HEAD")
+    if proc is None or proc.returncode != 0:
+        return {}
+    moved = {}
+    for line in proc.stdout.decode("utf-8", errors="replace").splitlines():
+        parts = line.split("\t")
+        if len(parts) == 3 and parts[0].startswith("R"):
+            moved[parts[1]] = parts[2]
+    return moved
+
+
 def diff(root: Path, ref: str | None, *, staged: bool = False) -> str:
     """``git diff REF`` (or ``--cached``) as text; InputError with the reason otherwise."""
     if shutil.which("git") is None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import threading
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -50,7 +51,8 @@ INSTRUCTIONS = (
     "fluxdrive reviews code, documents and diffs with a team of specialist agents and merges their findings "
     "into one verdict (safe, needs-changes, risky). Call review (or triage to see the plan first); it returns "
     "a short summary and the output directory. Drill down with finding (one finding in full), report (an "
-    "agent's report, a page at a time), verdicts and peer_findings. Paths are relative to the project root."
+    "agent's report, a page at a time), verdicts and peer_findings. remember stores what you learn about the "
+    "project for later sessions. Paths are relative to the project root."
 )
 
 
@@ -261,11 +263,62 @@ def _peer_findings(root: _Root, output_dir: str, severity: Literal["blocking", "
     return "\n".join(lines) + "\n"
 
 
+class _Processor:
+    """Stage 1 of the knowledge base in the server: remember() returns at once, the queue drains behind it.
+
+    One processor thread at a time per server; a call that arrives while it
+    runs is picked up by the same thread's next pass, so nothing waits.
+    """
+
+    def __init__(self, kb_dir: Path) -> None:
+        self.kb_dir = kb_dir
+        self.lock = threading.Lock()
+        self.wanted = threading.Event()
+
+    def kick(self) -> None:
+        self.wanted.set()
+        if self.lock.acquire(blocking=False):
+            threading.Thread(target=self._drain, name="fluxdrive-kb-processor", daemon=True).start()
+
+    def _drain(self) -> None:
+        from fluxdrive.kb import process_queue
+
+        try:
+            while self.wanted.is_set():
+                self.wanted.clear()
+                with contextlib.suppress(Exception):  # a failed pass leaves the queue file for the next one
+                    process_queue(self.kb_dir)
+        finally:
+            self.lock.release()
+        if self.wanted.is_set():  # a call slipped in after the last pass
+            self.kick()
+
+
+def _remember(project: _Root, processor: _Processor, title: str, content: str, category: str, refs: list[str]) -> str:
+    from pydantic import ValidationError
+
+    from fluxdrive.errors import UsageError
+    from fluxdrive.kb import CATEGORIES, remember
+
+    if category not in CATEGORIES:
+        raise UsageError(f"unknown category {category!r}", hint=f"use one of {', '.join(CATEGORIES)}")
+    try:
+        path = remember(processor.kb_dir, title, content, category, refs, source="mcp")
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        raise UsageError(f"{'.'.join(str(p) for p in problem['loc'])}: {problem['msg']}") from None
+    processor.kick()
+    return f"Queued {path.name}; it is checked for duplicates and conflicts and filed in the background.\n"
+
+
 def build_server(root: Path) -> MCPServer:
     """The server for the project at ``root``, with every tool registered."""
     from fluxdrive import __version__
 
     project = _Root(root)
+    from fluxdrive.config import load_config
+
+    processor = _Processor(project.path / load_config(project.path).config.kb.directory)
     # INFO would log every anticipated tool error (a wrong path) with a banner on stderr
     server: MCPServer = MCPServer("fluxdrive", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     reads = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -326,6 +379,15 @@ def build_server(root: Path) -> MCPServer:
     def peer_findings(output_dir: str, severity: Literal["blocking", "notable", "all"] = "all") -> str:
         """What the agents shared with each other mid-run on the peer-findings channel, in time order."""
         return _guarded(partial(_peer_findings, project, output_dir, severity))
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, open_world_hint=False))
+    def remember(title: str, content: str, category: str = "patterns", refs: list[str] | None = None) -> str:
+        """Remember something about this project for later reviews and sessions; returns at once.
+
+        category: architecture, patterns, dependencies, workflows or gotchas. refs: the files or symbols it is
+        about (path or path:symbol), so later analysis can tell when it goes stale.
+        """
+        return _guarded(partial(_remember, project, processor, title, content, category, list(refs or [])))
 
     return server
 

@@ -57,7 +57,9 @@ def test_tools_are_listed_with_descriptions_and_hints(project: Path) -> None:
         found.update({tool.name: tool for tool in (await client.list_tools()).tools})
 
     _connect(project, session)
-    assert sorted(found) == ["finding", "peer_findings", "report", "review", "synthesize", "triage", "verdicts"]
+    assert sorted(found) == [
+        "finding", "peer_findings", "remember", "report", "review", "synthesize", "triage", "verdicts",
+    ]  # fmt: skip
     assert all(tool.description for tool in found.values())
     assert found["finding"].annotations.read_only_hint is True
     assert found["review"].annotations.read_only_hint is False
@@ -148,3 +150,30 @@ def test_bad_requests_are_one_line_tool_errors(
     assert error and message in text and "\n" not in text.strip() and "Traceback" not in text
     assert not after_error and "fd-safety" in after
     assert not (project / "docs" / "research" / "flux-drive" / "shop").exists()
+
+
+def test_remember_returns_at_once_and_the_queue_is_processed_behind_it(project: Path) -> None:
+    answers: list[tuple[bool, str]] = []
+    kb = project / ".fluxdrive" / "kb"
+
+    async def session(client: Client) -> None:
+        for title, content in (
+            ("Users are looked up by name", "find_user() looks users up by name with one query."),
+            ("Users are looked up by name", "find_user() looks users up by name with one query."),
+            ("Cleanup swallows export errors", "cleanup() drops every error of the export."),
+        ):
+            answers.append(
+                await _call(client, "remember", {"title": title, "content": content, "refs": ["shop/db.py"]})
+            )
+        answers.append(await _call(client, "remember", {"title": "T", "content": "x", "category": "folklore"}))
+        for _ in range(200):  # the processor runs in the server, after the calls returned
+            if not list((kb / "remember-queue").glob("*.json")) and (kb / "patterns.md").is_file():
+                break
+            await asyncio.sleep(0.05)
+
+    _connect(project, session)
+    assert all(not error and text.startswith("Queued ") for error, text in answers[:3])
+    assert answers[3][0] and "unknown category 'folklore'" in answers[3][1]
+    filed = (kb / "patterns.md").read_text()
+    assert filed.count("<!-- kb:") == 2, "the duplicate was dropped"
+    assert "users-are-looked-up-by-name | patterns |" in (kb / "KNOWLEDGE_MAP_CLAUDE.md").read_text()

@@ -52,6 +52,9 @@ ALLOWED = {
     },
     # Knowledge is files and text: it reads findings (synthesis) and agent lanes, never runs anything.
     "fluxdrive.knowledge": LEAVES | {"fluxdrive.agents", "fluxdrive.knowledge", "fluxdrive.synthesis"},
+    # The maintenance pipeline meets only through files; it borrows the knowledge ids and the dedup rule.
+    "fluxdrive.kb": LEAVES
+    | {"fluxdrive._git", "fluxdrive.kb", "fluxdrive.knowledge", "fluxdrive.synthesis", "fluxdrive.workspace"},
     "fluxdrive.reports": LEAVES | {"fluxdrive", "fluxdrive.reports", "fluxdrive.synthesis", "fluxdrive.verdicts"},
     # Checks are pure functions over syntax trees: nothing but their own framework.
     "fluxdrive.runtimes.static.checks": {"fluxdrive.runtimes.static.checks"},

@@ -20,6 +20,7 @@ from fluxdrive.cli import (
     feedback,
     findings,
     history,
+    kb,
     knowledge,
     mcp,
     review,
@@ -77,3 +78,4 @@ app.add_typer(feedback.app, name="feedback")
 app.command("history")(history.history_command)
 app.command("mcp")(mcp.mcp_command)
 app.add_typer(knowledge.app, name="knowledge")
+app.add_typer(kb.app, name="kb")

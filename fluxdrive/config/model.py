@@ -220,6 +220,7 @@ class BudgetConfig(_Section):
 class KnowledgeBaseConfig(_Section):
     """Knowledge-base maintenance (section 12)."""
 
+    directory: str = Field(".fluxdrive/kb", min_length=1, description="the knowledge base, relative to PROJECT_ROOT")
     swarm_concurrency: int = Field(5, ge=1, le=32, description="investigating agents in flight")
 
 

@@ -1,0 +1,108 @@
+"""Investigating one knowledge item against the code as it is now (stage 2's worker).
+
+The offline inquisitor checks what an item points at - its ``refs``: a path,
+``path:symbol`` or ``path:line`` - and decides:
+
+- **valid**: every reference still resolves;
+- **outdated**, fixed automatically: a file moved (git saw the rename since
+  the last analysis, or exactly one file of that name exists elsewhere) or a
+  line number runs past the end of its file;
+- **stale**, for a person: a referenced file is gone and nothing replaces it;
+- **conflicting**, for a person: the file is there but the symbol the item
+  names is not - the knowledge and the code disagree.
+
+Inquisitors are plain functions ``(item, root) -> Investigation``, so a
+model-backed one can replace this without the orchestrator noticing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from fluxdrive.kb.model import Action, Item
+from fluxdrive.workspace import ALWAYS_EXCLUDED
+
+Outcome = Literal["valid", "stale", "conflicting", "outdated"]
+_SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*(\(\))?$")
+MAX_FILES = 50_000
+
+
+@dataclass(frozen=True, slots=True)
+class Investigation:
+    """What an inquisitor found about one item."""
+
+    item_id: str
+    outcome: Outcome
+    detail: str
+    fix: Action | None = None  # set for outdated items: applied without asking
+
+    @property
+    def severity(self) -> Literal["none", "auto_fix", "needs_review"]:
+        """valid -> none; outdated with a fix -> auto_fix; anything else -> needs_review."""
+        if self.outcome == "valid":
+            return "none"
+        return "auto_fix" if self.fix is not None else "needs_review"
+
+
+# (item, project root, files git saw renamed since the last analysis: old -> new)
+Inquisitor = Callable[[Item, Path, Mapping[str, str]], Investigation]
+
+
+def _split(ref: str) -> tuple[str, str | None]:
+    path, sep, rest = ref.partition(":")
+    return path.strip(), rest.strip() if sep and rest.strip() else None
+
+
+def _by_name(root: Path, name: str) -> list[str]:
+    found, seen = [], 0
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in ALWAYS_EXCLUDED and not d.startswith("."))
+        for file in files:
+            seen += 1
+            if file == name:
+                found.append(str((Path(directory) / file).relative_to(root)))
+        if seen > MAX_FILES:
+            break
+    return sorted(found)
+
+
+def static_inquisitor(item: Item, root: Path, renamed: Mapping[str, str] | None = None) -> Investigation:
+    """Check every reference of ``item`` under ``root`` (``renamed``: what git saw move since the last run)."""
+    renamed = renamed or {}
+    root = Path(root)
+    refs: list[str] = []
+    moved: list[str] = []
+    for ref in item.refs:
+        path, detail = _split(ref)
+        target = (root / path).resolve()
+        if not target.is_relative_to(root.resolve()):
+            return Investigation(item.id, "stale", f"{ref} points outside the project")
+        if not target.is_file():
+            candidates = [renamed[path]] if path in renamed else _by_name(root, Path(path).name)
+            if len(candidates) != 1:
+                where = f"{len(candidates)} files of that name" if candidates else "no file of that name"
+                return Investigation(item.id, "stale", f"{path} no longer exists ({where} elsewhere)")
+            new = candidates[0] + (f":{detail}" if detail else "")
+            moved.append(f"{ref} -> {new}")
+            refs.append(new)
+            continue
+        if detail is not None and detail.isdigit():
+            lines = target.read_text(encoding="utf-8", errors="replace").count("\n") + 1
+            if int(detail) > lines:
+                moved.append(f"{ref} -> {path} (the file has {lines} lines now)")
+                refs.append(path)
+                continue
+        elif detail is not None and _SYMBOL.match(detail):
+            name = detail.removesuffix("()").rsplit(".", 1)[-1]
+            text = target.read_text(encoding="utf-8", errors="replace")
+            if not re.search(rf"\b{re.escape(name)}\b", text):
+                return Investigation(item.id, "conflicting", f"{path} no longer mentions {name}")
+        refs.append(ref)
+    if moved:
+        return Investigation(item.id, "outdated", "; ".join(moved), Action(kind="update", refs=refs))
+    return Investigation(item.id, "valid", "every reference resolves" if item.refs else "nothing to check")

@@ -1,0 +1,36 @@
+"""``remember()``: put a piece of knowledge in the queue and return at once (stage 1's front door).
+
+The caller - a person, an agent through MCP - never waits for duplicate and
+conflict checks; the processor takes the queue later, one file at a time, in
+name order (names start with a UTC timestamp, so that is arrival order).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from fluxdrive._atomic import atomic_write_text
+from fluxdrive._clock import utc_timestamp
+from fluxdrive.kb.files import QUEUE_DIR
+from fluxdrive.kb.model import Item, QueuedItem
+from fluxdrive.knowledge.entries import slug
+
+
+def remember(
+    kb_dir: Path, title: str, content: str, category: str, refs: list[str] | None = None, *, source: str = "remember"
+) -> Path:
+    """Queue one item; returns the queue file. Invalid input is a ValueError (pydantic's message)."""
+    item = Item(id=slug(title), category=category, title=title, content=content, refs=refs or [])
+    queued = QueuedItem(item=item, source=source, queued_at=utc_timestamp())
+    name = f"{time.time_ns():020d}-{os.getpid()}-{item.id}.json"
+    path = Path(kb_dir) / QUEUE_DIR / name
+    atomic_write_text(path, queued.dumps())
+    return path
+
+
+def queued(kb_dir: Path) -> list[Path]:
+    """Queue files in arrival order."""
+    folder = Path(kb_dir) / QUEUE_DIR
+    return sorted(folder.glob("*.json")) if folder.is_dir() else []

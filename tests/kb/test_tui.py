@@ -1,0 +1,62 @@
+"""The review UI driven by Textual's pilot: real widgets, real key presses, answers saved to the review files."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from fluxdrive.kb import ReviewSession, load_reviews
+from fluxdrive.kb.files import REVIEW_DIR
+from fluxdrive.kb.model import AUTO, Action, Review, notes_text
+from fluxdrive.kb.tui import ReviewApp
+
+DELETE_OR_KEEP = {"delete it": Action(kind="delete"), "keep it as it is": Action(kind="keep")}
+
+
+def _review(kb: Path, review_id: str, *, auto: bool = False) -> None:
+    review = Review(
+        id=review_id,
+        subject=f"Subject of {review_id}",
+        type="auto_fix" if auto else "stale",
+        question=f"What about {review_id}? [b]not markup[/b]",
+        options=[] if auto else list(DELETE_OR_KEEP),
+        knowledge_file="patterns.md",
+        item_id=review_id,
+        agent_notes=notes_text("why", {AUTO: Action(kind="keep")} if auto else DELETE_OR_KEEP),
+        auto_apply=auto,
+        created_at="2026-11-22T00:00:00.000Z",
+    )
+    path = kb / REVIEW_DIR / f"{review_id}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(review.dumps())
+
+
+def test_a_person_answers_skips_and_finishes(tmp_path: Path) -> None:
+    kb = tmp_path / "kb"
+    _review(kb, "a-first")
+    _review(kb, "b-automatic", auto=True)
+    _review(kb, "c-second")
+    _review(kb, "d-third")
+    app = ReviewApp(ReviewSession.open(kb))
+    seen: list[str] = []
+
+    async def drive() -> None:
+        async with app.run_test() as pilot:
+            seen.append(str(app.query_one("#progress").render()))
+            seen.append(str(app.query_one("#question").render()))
+            await pilot.press("down", "enter")  # a-first: "keep it as it is"
+            seen.append(str(app.query_one("#subject").render()))
+            await pilot.press("s")  # skip c-second
+            await pilot.press("enter")  # d-third: "delete it"
+            seen.append(str(app.query_one("#subject").render()))
+            await pilot.press("q")
+
+    asyncio.run(drive())
+
+    assert seen[0] == "Review 1 of 3 (stale)", "the auto-apply review is never shown"
+    assert seen[1] == "What about a-first? [b]not markup[/b]", "review text is shown as it is"
+    assert seen[2] == "Subject of c-second"
+    assert seen[3] == "All done."
+    answers = {r.id: r.answer for r in load_reviews(kb)}
+    assert answers == {"a-first": "keep it as it is", "b-automatic": None, "c-second": None, "d-third": "delete it"}
+    assert app.return_value == 2
