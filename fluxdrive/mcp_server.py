@@ -294,19 +294,10 @@ class _Processor:
             self.kick()
 
 
-def _remember(project: _Root, processor: _Processor, title: str, content: str, category: str, refs: list[str]) -> str:
-    from pydantic import ValidationError
+def _remember(processor: _Processor, title: str, content: str, category: str, refs: list[str]) -> str:
+    from fluxdrive.kb import remember
 
-    from fluxdrive.errors import UsageError
-    from fluxdrive.kb import CATEGORIES, remember
-
-    if category not in CATEGORIES:
-        raise UsageError(f"unknown category {category!r}", hint=f"use one of {', '.join(CATEGORIES)}")
-    try:
-        path = remember(processor.kb_dir, title, content, category, refs, source="mcp")
-    except ValidationError as exc:
-        problem = exc.errors()[0]
-        raise UsageError(f"{'.'.join(str(p) for p in problem['loc'])}: {problem['msg']}") from None
+    path = remember(processor.kb_dir, title, content, category, refs, source="mcp")
     processor.kick()
     return f"Queued {path.name}; it is checked for duplicates and conflicts and filed in the background.\n"
 
@@ -387,7 +378,7 @@ def build_server(root: Path) -> MCPServer:
         category: architecture, patterns, dependencies, workflows or gotchas. refs: the files or symbols it is
         about (path or path:symbol), so later analysis can tell when it goes stale.
         """
-        return _guarded(partial(_remember, project, processor, title, content, category, list(refs or [])))
+        return _guarded(partial(_remember, processor, title, content, category, list(refs or [])))
 
     return server
 

@@ -40,20 +40,10 @@ def remember_command(
     project: ProjectOpt = None,
 ) -> None:
     """Queue an item and return at once; `fluxdrive kb process` takes it in."""
-    from pydantic import ValidationError
+    from fluxdrive.kb import remember
 
-    from fluxdrive.errors import UsageError
-    from fluxdrive.kb import CATEGORIES, remember
-
-    if category not in CATEGORIES:
-        raise UsageError(f"unknown category {category!r}", hint=f"use one of {', '.join(CATEGORIES)}")
     _root, kb_dir, _swarm = _where(project)
-    try:
-        path = remember(kb_dir, title, content, category, list(refs or []))
-    except ValidationError as exc:
-        problem = exc.errors()[0]
-        raise UsageError(f"{'.'.join(str(p) for p in problem['loc'])}: {problem['msg']}") from None
-    out(f"queued {path.name}")
+    out(f"queued {remember(kb_dir, title, content, category, list(refs or [])).name}")
 
 
 @app.command("process")

@@ -11,18 +11,27 @@ import os
 import time
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from fluxdrive._atomic import atomic_write_text
 from fluxdrive._clock import utc_timestamp
+from fluxdrive.errors import UsageError
 from fluxdrive.kb.files import QUEUE_DIR
-from fluxdrive.kb.model import Item, QueuedItem
+from fluxdrive.kb.model import CATEGORIES, Item, QueuedItem
 from fluxdrive.knowledge.entries import slug
 
 
 def remember(
     kb_dir: Path, title: str, content: str, category: str, refs: list[str] | None = None, *, source: str = "remember"
 ) -> Path:
-    """Queue one item; returns the queue file. Invalid input is a ValueError (pydantic's message)."""
-    item = Item(id=slug(title), category=category, title=title, content=content, refs=refs or [])
+    """Queue one item; returns the queue file. Bad input is a UsageError saying which field and why."""
+    if category not in CATEGORIES:
+        raise UsageError(f"unknown category {category!r}", hint=f"use one of {', '.join(CATEGORIES)}")
+    try:
+        item = Item(id=slug(title), category=category, title=title, content=content, refs=refs or [])
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        raise UsageError(f"{'.'.join(str(p) for p in problem['loc'])}: {problem['msg']}") from None
     queued = QueuedItem(item=item, source=source, queued_at=utc_timestamp())
     name = f"{time.time_ns():020d}-{os.getpid()}-{item.id}.json"
     path = Path(kb_dir) / QUEUE_DIR / name

@@ -220,3 +220,13 @@ def test_kb_commands(project: Path) -> None:
     bad = run_fluxdrive("kb", "remember", "T", "text", "-c", "folklore", cwd=project)
     assert bad.code == 2 and "unknown category 'folklore'" in bad.err
     assert run_fluxdrive("kb", "review", cwd=project).out.strip() == "No review is waiting for an answer."
+
+
+def test_bad_items_are_one_line_usage_errors(project: Path) -> None:
+    from fluxdrive.errors import UsageError
+
+    with pytest.raises(UsageError, match="unknown category 'folklore'"):
+        remember(kb(project), "T", "text", "folklore")
+    with pytest.raises(UsageError, match="title: "):
+        remember(kb(project), "   ", "text", "patterns")
+    assert queued(kb(project)) == []
