@@ -60,3 +60,28 @@ def test_a_person_answers_skips_and_finishes(tmp_path: Path) -> None:
     answers = {r.id: r.answer for r in load_reviews(kb)}
     assert answers == {"a-first": "keep it as it is", "b-automatic": None, "c-second": None, "d-third": "delete it"}
     assert app.return_value == 2
+
+
+def test_kb_review_in_a_real_terminal(tmp_path: Path) -> None:
+    """The console script in a pty: the full-screen app starts, takes a key and leaves the answer on disk."""
+    import sys
+
+    import pexpect
+
+    from tests.triage.conftest import git
+
+    project = tmp_path / "project"
+    project.mkdir()
+    git(project, "init", "-q", "-b", "main")
+    _review(project / ".fluxdrive" / "kb", "a-first")
+    fluxdrive = str(Path(sys.executable).parent / "fluxdrive")
+    child = pexpect.spawn(
+        fluxdrive, ["kb", "review"], cwd=str(project), dimensions=(30, 100), timeout=30, encoding="utf-8"
+    )
+    child.expect("Review 1 of 1")
+    child.send("\r")  # the highlighted first option: "delete it"
+    child.expect("All done")
+    child.send("q")
+    child.expect(pexpect.EOF)
+    assert "1 answered; run `fluxdrive kb apply`" in child.before
+    assert load_reviews(project / ".fluxdrive" / "kb")[0].answer == "delete it"
