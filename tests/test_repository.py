@@ -54,7 +54,15 @@ ALLOWED = {
     "fluxdrive.knowledge": LEAVES | {"fluxdrive.agents", "fluxdrive.knowledge", "fluxdrive.synthesis"},
     # The maintenance pipeline meets only through files; it borrows the knowledge ids and the dedup rule.
     "fluxdrive.kb": LEAVES
-    | {"fluxdrive._git", "fluxdrive.kb", "fluxdrive.knowledge", "fluxdrive.synthesis", "fluxdrive.workspace"},
+    | {
+        "fluxdrive._git",
+        "fluxdrive.config",
+        "fluxdrive.kb",
+        "fluxdrive.knowledge",
+        "fluxdrive.runtimes",  # the model-backed inquisitor asks through the llm runtime
+        "fluxdrive.synthesis",
+        "fluxdrive.workspace",
+    },
     "fluxdrive.reports": LEAVES | {"fluxdrive", "fluxdrive.reports", "fluxdrive.synthesis", "fluxdrive.verdicts"},
     # Checks are pure functions over syntax trees: nothing but their own framework.
     "fluxdrive.runtimes.static.checks": {"fluxdrive.runtimes.static.checks"},

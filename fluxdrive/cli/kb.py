@@ -62,13 +62,26 @@ def analyze_command(
         int | None,
         typer.Option("--concurrency", min=1, max=32, help="Inquisitors in flight (default kb.swarm_concurrency)."),
     ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", metavar="PROVIDER:MODEL", help="Investigate with a model (reads the code) as well."),
+    ] = None,
     project: ProjectOpt = None,
 ) -> None:
     """Check every item against the current code; write reviews (auto-fixes included), drop moot ones."""
     from fluxdrive.kb import analyze
+    from fluxdrive.kb.inquisitor import Inquisitor, static_inquisitor
 
     root, kb_dir, swarm = _where(project)
-    out(analyze(root, kb_dir, concurrency=concurrency or swarm, force=force).line())
+    inquisitor: Inquisitor = static_inquisitor
+    if model:
+        from fluxdrive.config import load_config
+        from fluxdrive.kb.on_model import model_inquisitor
+        from fluxdrive.runtimes.llm.models import parse_model
+
+        parse_model(model)  # a wrong model string or a missing key: one line, before anything runs
+        inquisitor = model_inquisitor(model, load_config(root).config)
+    out(analyze(root, kb_dir, concurrency=concurrency or swarm, force=force, inquisitor=inquisitor).line())
 
 
 @app.command("review")

@@ -50,7 +50,9 @@ class Analysis:
             counts[found.outcome] = counts.get(found.outcome, 0) + 1
         shown = ", ".join(f"{n} {o}" for o, n in sorted(counts.items())) or "no items"
         reviews = f"{len(self.written)} review(s) written, {len(self.removed)} moot review(s) removed"
-        return f"{len(self.investigations)} item(s) investigated ({shown}); {reviews}"
+        tokens = sum(f.tokens for f in self.investigations)
+        spent = f"; {tokens:,} model tokens" if tokens else ""
+        return f"{len(self.investigations)} item(s) investigated ({shown}); {reviews}{spent}"
 
 
 def _review_for(item: Item, found: Investigation, kb_dir: Path) -> Review:
@@ -66,10 +68,15 @@ def _review_for(item: Item, found: Investigation, kb_dir: Path) -> Review:
             **base,
         )
     actions = {"delete it": Action(kind="delete"), "keep it as it is": Action(kind="keep")}
+    suggested = ""
+    if found.suggestion is not None:
+        actions = {"apply the suggested update": found.suggestion, **actions}
+        if found.suggestion.content:
+            suggested = f"\n\nSuggested text: {found.suggestion.content}"
     return Review(
         id=slug(f"{found.outcome}-{item.id}"),
         type=found.outcome,
-        question=f"{item.title!r} may no longer hold: {found.detail}. What should happen to it?",
+        question=f"{item.title!r} may no longer hold: {found.detail}. What should happen to it?{suggested}",
         options=list(actions),
         agent_notes=notes_text(found.detail, actions),
         **base,

@@ -39,7 +39,9 @@ class Investigation:
     item_id: str
     outcome: Outcome
     detail: str
-    fix: Action | None = None  # set for outdated items: applied without asking
+    fix: Action | None = None  # a mechanical fix: applied without asking
+    suggestion: Action | None = None  # a proposed change a person must accept
+    tokens: int = 0  # what a model-backed inquisitor spent
 
     @property
     def severity(self) -> Literal["none", "auto_fix", "needs_review"]:

@@ -340,3 +340,46 @@ def test_best_practices_research_runs_on_the_model_between_stages(project: Path,
     assert research_call["stage"] is None and research_call["tokens_in"] == record["usage"]["tokens_in"]
     assert research_call["cost_usd"] > 0
     assert history["run"]["tokens_in"] == sum(c["tokens_in"] for c in history["calls"])
+
+
+def test_kb_analysis_with_a_model_suggests_and_fixes(project: Path, provider: FakeProvider) -> None:
+    from fluxdrive.kb import load_reviews, process_queue, remember
+    from fluxdrive.kb.files import load_items
+
+    kb = project / ".fluxdrive" / "kb"
+    remember(kb, "Users are looked up by name", "find_user() looks users up by name.", "architecture", ["shop/db.py"])
+    remember(kb, "Debug mode is on", "config.py turns DEBUG on for everyone.", "gotchas", ["shop/config.py"])
+    process_queue(kb)
+    provider.script(
+        "Entry users-are-looked-up-by-name",
+        [
+            ToolCall("read_file", {"path": "shop/db.py"}),
+            ToolCall(
+                "final_result",
+                {"outcome": "conflicting", "detail": "find_user() now formats the name into SQL (db.py:15).",
+                 "new_content": "find_user() formats the name into SQL with %; it must take parameters."},
+            ),
+        ],
+    )  # fmt: skip
+    provider.script(
+        "Entry debug-mode-is-on",
+        ToolCall(
+            "final_result", {"outcome": "outdated", "detail": "moved", "minor": True, "new_refs": ["shop/settings.py"]}
+        ),
+    )
+    done = run_fluxdrive("kb", "analyze", "--model", "openai:gpt-4o", cwd=project)
+    assert done.code == 0, done.err
+    assert "2 item(s) investigated (1 conflicting, 1 outdated)" in done.out and "model tokens" in done.out
+    assert any("cur.execute" in r for r in provider.tool_results("Entry users-are-looked-up-by-name"))
+    reviews = {r.item_id: r for r in load_reviews(kb)}
+    conflicting = reviews["users-are-looked-up-by-name"]
+    assert conflicting.options[0] == "apply the suggested update" and "must take parameters" in conflicting.question
+    assert reviews["debug-mode-is-on"].auto_apply
+
+    save = conflicting.answered("apply the suggested update")
+    (kb / "pending-review" / f"{save.id}.json").write_text(save.dumps())
+    applied = run_fluxdrive("kb", "apply", cwd=project)
+    assert applied.code == 0 and "2 applied, 0 waiting" in applied.out
+    items = load_items(kb)
+    assert items["architecture"][0].content.endswith("it must take parameters.")
+    assert items["gotchas"][0].refs == ["shop/settings.py"]

@@ -18,8 +18,6 @@ as the agents; tokens are reported in the outcome's note.
 from __future__ import annotations
 
 import asyncio
-import os
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -28,10 +26,8 @@ from pydantic import BaseModel, Field
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import Config
 from fluxdrive.launch.research.model import Point, ResearchAnswer, ResearchExecutor, ResearchRequest, ResearchTimeout
-from fluxdrive.runtimes.base import Usage
 
 if TYPE_CHECKING:  # the llm extra is optional: its modules are imported when a model is asked
-    from fluxdrive.runtimes.llm.models import ModelSpec
     from fluxdrive.runtimes.llm.runtime import ModelFactory
 
 MODEL_AGENTS = ("framework-docs", "best-practices")
@@ -78,64 +74,35 @@ def model_executor(
         remaining = request.remaining()
         if remaining <= 0:
             raise ResearchTimeout(f"{agent.name}: deadline passed")
-        started = time.monotonic()
+        from fluxdrive.runtimes.llm.oneshot import ask
+
         try:
-            answer, spec, tokens_in, tokens_out = asyncio.run(
-                asyncio.wait_for(_ask(agent, model_name, config, request, model_factory), remaining)
+            answer, spec, usage = asyncio.run(
+                asyncio.wait_for(
+                    ask(
+                        model_name,
+                        f"{PREFACE}\n\n{agent.instructions}",
+                        _question(request),
+                        ModelAnswer,
+                        config,
+                        root=Path(request.root),
+                        max_requests=MAX_TURNS,
+                        model_factory=model_factory,
+                    ),
+                    remaining,
+                )
             )
         except TimeoutError:
             raise ResearchTimeout(f"{agent.name}: no answer from {model_name} in time") from None
-        from fluxdrive.runtimes.llm.runtime import cost_of
-
-        cost, _note = cost_of(config, spec, tokens_in, tokens_out)
-        tokens = tokens_in + tokens_out
         return ResearchAnswer(
             sources=tuple(answer.sources),
             points=tuple(Point(text) for text in answer.findings),
             confidence=answer.confidence,
             confidence_note=answer.confidence_note,
             gaps=(NO_WEB_GAP, *answer.gaps),
-            how=f"answered by {spec.label} from the repository and its own knowledge, no web ({tokens:,} tokens)",
+            how=f"answered by {spec.label} from the repository and its own knowledge, no web ({usage.tokens:,} tokens)",
             provenance=spec.provenance,
-            usage=Usage(tokens_in, tokens_out, cost, time.monotonic() - started),
+            usage=usage,
         )
 
     return execute
-
-
-async def _ask(
-    agent: AgentDefinition,
-    model_name: str,
-    config: Config,
-    request: ResearchRequest,
-    model_factory: ModelFactory | None,
-) -> tuple[ModelAnswer, ModelSpec, int, int]:
-    from pydantic_ai import Agent, UsageLimits
-    from pydantic_ai.settings import ModelSettings
-
-    from fluxdrive.runtimes.llm.backoff import client_for, limiter_for
-    from fluxdrive.runtimes.llm.models import build_model, parse_model
-    from fluxdrive.runtimes.llm.tools import PeerChannel, Workspace
-    from fluxdrive.runtimes.llm.toolset import READ_TOOLS, Tools
-
-    spec = parse_model(model_name)
-    workspace = Workspace(Path(request.root), max_bytes=config.llm.max_file_bytes)
-    client, _transport = client_for(config, limiter_for(config))
-    async with client:
-        model = (model_factory or build_model)(spec, client)
-        researcher: Agent[Tools, ModelAnswer] = Agent(
-            model,
-            deps_type=Tools,
-            tools=READ_TOOLS,
-            output_type=ModelAnswer,
-            instructions=f"{PREFACE}\n\n{agent.instructions}",
-        )
-        # research shares nothing: only the read tools are registered, so the channel is never touched
-        deps = Tools(workspace, PeerChannel(Path(os.devnull), agent.name))
-        result = await researcher.run(
-            _question(request),
-            deps=deps,
-            usage_limits=UsageLimits(request_limit=MAX_TURNS),
-            model_settings=ModelSettings(max_tokens=config.llm.max_output_tokens, timeout=config.llm.request_timeout_s),
-        )
-    return result.output, spec, result.usage.input_tokens, result.usage.output_tokens

@@ -1,15 +1,20 @@
-"""One bounded question to a model with a validated, typed answer (used by ``--llm-triage``).
+"""One bounded question to a model with a validated, typed answer (``--llm-triage``, research, kb inquisitors).
 
-The same model strings, keys, HTTP client and backoff as the agents use; no
-tools; at most two requests (pydantic-ai retries once when the answer does
-not validate). Any failure raises, and callers fall back to what they would
-have done without the model.
+The same model strings, keys, HTTP client and backoff as the agents use.
+Without ``root`` the model has no tools and at most two requests (pydantic-ai
+retries once when the answer does not validate); with ``root`` it also gets
+the read-only project tools (``read_file``, ``list_files``, ``grep``, confined
+to ``root``) and up to ``max_requests`` turns. Any failure raises, and callers
+fall back to what they would have done without the model. The answer comes
+with what it cost, so every token is accounted for.
 """
 
 from __future__ import annotations
 
+import os
 import time
-from typing import TypeVar
+from pathlib import Path
+from typing import Any, TypeVar
 
 from fluxdrive.config.model import Config
 from fluxdrive.runtimes.base import Usage
@@ -27,6 +32,8 @@ async def ask(
     output_type: type[T],
     config: Config,
     *,
+    root: Path | None = None,
+    max_requests: int = 2,
     model_factory: ModelFactory | None = None,
 ) -> tuple[T, ModelSpec, Usage]:
     """The model's answer as ``output_type``, the model spec, and what it cost (tokens, dollars, seconds)."""
@@ -38,12 +45,21 @@ async def ask(
     client, _transport = client_for(config, limiter_for(config))
     async with client:
         model = (model_factory or build_model)(spec, client)
-        agent = Agent(model, instructions=instructions, output_type=output_type)
-        result = await agent.run(
-            question,
-            usage_limits=UsageLimits(request_limit=2),
-            model_settings=ModelSettings(max_tokens=2000, timeout=config.llm.request_timeout_s),
-        )
+        settings = ModelSettings(max_tokens=config.llm.max_output_tokens, timeout=config.llm.request_timeout_s)
+        limits = UsageLimits(request_limit=max_requests)
+        if root is None:
+            agent: Agent[Any, T] = Agent(model, instructions=instructions, output_type=output_type)
+            result = await agent.run(question, usage_limits=limits, model_settings=settings)
+        else:
+            from fluxdrive.runtimes.llm.tools import PeerChannel, Workspace
+            from fluxdrive.runtimes.llm.toolset import READ_TOOLS, Tools
+
+            reader: Agent[Tools, T] = Agent(
+                model, deps_type=Tools, tools=READ_TOOLS, instructions=instructions, output_type=output_type
+            )
+            # only the read tools are registered: the channel is never touched
+            deps = Tools(Workspace(Path(root), max_bytes=config.llm.max_file_bytes), PeerChannel(Path(os.devnull), ""))
+            result = await reader.run(question, deps=deps, usage_limits=limits, model_settings=settings)
     tokens_in, tokens_out = result.usage.input_tokens, result.usage.output_tokens
     cost, _note = cost_of(config, spec, tokens_in, tokens_out)
     return result.output, spec, Usage(tokens_in, tokens_out, cost, time.monotonic() - started)
