@@ -89,3 +89,38 @@ def show(
     for key, value in header.items():
         lines.append(f"{key}: {value}")
     out("\n".join(lines) + "\n\n" + agent.instructions)
+
+
+@app.command("new")
+def new(
+    domains: Annotated[
+        list[str] | None, typer.Argument(metavar="[DOMAIN]...", help="Domains to cover (default: the detected ones).")
+    ] = None,
+    project: ProjectOption = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing project agent of that name.")] = False,
+) -> None:
+    """Write a project reviewer specialised in each domain to .fluxdrive/agents/ (it needs a model to run)."""
+    from fluxdrive._atomic import atomic_write_text
+    from fluxdrive.agents import load_roster
+    from fluxdrive.config import load_config
+    from fluxdrive.errors import UsageError
+    from fluxdrive.triage.agent_gen import generate_agent
+    from fluxdrive.triage.domains import detect_cached
+
+    root = find_project_root(project or Path.cwd())
+    wanted = list(domains or [])
+    if not wanted:
+        detection = detect_cached(root, load_config(root).config.domains)
+        wanted = [d.profile for d in detection.detected if d.profile != "general"]
+        if not wanted:
+            raise UsageError("no domain detected in this project", hint="name one: fluxdrive agents new web-api")
+    for domain in wanted:
+        roster = load_roster(root)
+        name, text = generate_agent(domain, roster)
+        path = root / ".fluxdrive" / "agents" / f"{name}.md"
+        if path.exists() and not force:
+            out(f"{name}: {path} exists (pass --force to overwrite)")
+            continue
+        atomic_write_text(path, text)
+        load_roster(root).get(name)  # what we wrote must load; a bad file would fail every later command
+        out(f"{name}: wrote {path}")

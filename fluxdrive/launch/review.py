@@ -143,6 +143,20 @@ def _runtimes(options: ReviewOptions) -> RuntimePool:
     return RuntimePool(options.runtime, options.model)
 
 
+def _skip_model_only(result: Triage, pool: RuntimePool, config: Config) -> list[str]:
+    """Agents that need a model (``static: {offline: false}``, e.g. generated domain agents) cannot run on
+    the static runtime: they leave the plan before anything is asked or dispatched, each with a note."""
+    skipped = []
+    for record in result.agents:
+        agent = result.roster.agents[record.name]
+        if record.stage in (1, 2, "pool") and not agent.static.offline and pool.name_for(agent, config) == "static":
+            skipped.append(agent.name)
+    if skipped:
+        result.overrides.removed.update(skipped)
+        result.recompute()
+    return [f"{n} needs a model: not run on the static runtime (use --runtime llm or [agents.{n}])" for n in skipped]
+
+
 def _explicit_roster(result: Triage, names: Sequence[str]) -> None:
     """``--agents a,b,c``: exactly these agents, staged by their scores."""
     wanted = [result.roster.get(f"fd-{n}" if f"fd-{n}" in result.roster.agents else n).name for n in names]
@@ -647,7 +661,8 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
                 model_calls.append(refined.call)
         if options.agents:
             _explicit_roster(result, options.agents)
-        for note in result.notes:
+        skipped = _skip_model_only(result, pool, config)
+        for note in [*result.notes, *skipped]:
             progress.phase(f"note: {note}")
         planned = [result.roster.agents[a.name] for a in result.agents if a.stage in (1, 2, "pool")]
         pool.check(planned, config, Path(resolved.root))  # unknown runtime, model, key or CLI: fail before asking
@@ -673,6 +688,7 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
             )
         launcher = _Launcher(result, resolved, config, pool, output_dir, options)
         launcher.model_calls.extend(model_calls)
+        launcher.notes.extend(skipped)
         launcher.phases["triage"] = round(triage_seconds, 3)
         before = _fingerprint(Path(resolved.root), launcher.content.files)
         run_id = hashlib.sha256(f"{output_dir}:{utc_timestamp()}:{os.getpid()}".encode()).hexdigest()[:12]

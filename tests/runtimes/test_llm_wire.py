@@ -383,3 +383,21 @@ def test_kb_analysis_with_a_model_suggests_and_fixes(project: Path, provider: Fa
     items = load_items(kb)
     assert items["architecture"][0].content.endswith("it must take parameters.")
     assert items["gotchas"][0].refs == ["shop/settings.py"]
+
+
+def test_a_generated_domain_agent_runs_on_the_model(project: Path, provider: FakeProvider) -> None:
+    assert run_fluxdrive("agents", "new", "web-api", cwd=project).code == 0
+    provider.script(
+        "Review task for fd-web-api",
+        Text('### Findings Index\n- P1 | WA-001 | "shop/routes.py" | POST /admin/delete has no auth | shop/routes.py:28\n'
+             "Verdict: needs-changes\n"),
+    )  # fmt: skip
+    done = run_fluxdrive(
+        "review", ".", "--yes", "--agents", "web-api,safety", "--runtime", "llm", "--model", "openai:gpt-4o",
+        "--expand", "all", "--fail-on", "never", cwd=project,
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    run = json.loads((_out(project) / "run.json").read_text())
+    assert run["agents"]["fd-web-api"]["outcome"] == "completed"
+    findings = json.loads((_out(project) / "findings.json").read_text())["findings"]
+    assert any(f["agents"] == ["fd-web-api"] and f["locations"] == ["shop/routes.py:28"] for f in findings)
