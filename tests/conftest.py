@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -42,6 +43,19 @@ def isolated_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
         if name.startswith("FLUXDRIVE_") or name in PROVIDER_VARIABLES:
             monkeypatch.delenv(name)
     yield home
+
+
+def committed_copy(source: Path, destination: Path) -> Path:
+    """A copy of a fixture project as a git repository with one commit (reviews find their root by .git)."""
+    shutil.copytree(source, destination)
+    for args in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-q", "-m", "initial")):
+        subprocess.run(
+            ["git", "-c", "user.email=tests@fluxdrive.invalid", "-c", "user.name=fluxdrive tests", *args],
+            cwd=destination,
+            check=True,
+            capture_output=True,
+        )
+    return destination
 
 
 @dataclass

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -18,7 +17,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from tests.triage.conftest import git
+from tests.conftest import committed_copy
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "projects" / "py-webapp"
 FLUXDRIVE = Path(sys.executable).parent / "fluxdrive"
@@ -27,12 +26,7 @@ Session = Callable[[Client], Awaitable[None]]
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "shop"
-    shutil.copytree(FIXTURE, root)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "initial")
-    return root
+    return committed_copy(FIXTURE, tmp_path / "shop")
 
 
 def _connect(project: Path, session: Session) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import threading
 import time
@@ -18,7 +17,7 @@ from fluxdrive.kb.files import AGENT_MAP, MAP, load_items
 from fluxdrive.kb.inquisitor import Investigation, static_inquisitor
 from fluxdrive.kb.model import Item, Review
 from fluxdrive.workspace import BusyError
-from tests.conftest import run_fluxdrive
+from tests.conftest import committed_copy, run_fluxdrive
 from tests.triage.conftest import git
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "projects" / "py-webapp"
@@ -27,12 +26,7 @@ NAME = "find_user() in the data layer looks users up by their name with one quer
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "shop"
-    shutil.copytree(FIXTURE, root)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "initial")
-    return root
+    return committed_copy(FIXTURE, tmp_path / "shop")
 
 
 def _commit(root: Path, message: str) -> None:

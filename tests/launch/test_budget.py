@@ -6,7 +6,6 @@ real reviews are stopped (or let through) before anything is dispatched.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -21,19 +20,14 @@ from fluxdrive.launch.review import ReviewOptions, run_review
 from fluxdrive.launch.slicing import may_slice
 from fluxdrive.triage.profile import build_profile
 from fluxdrive.workspace import resolve_target
-from tests.triage.conftest import git
+from tests.conftest import committed_copy
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "projects" / "py-webapp"
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "shop"
-    shutil.copytree(FIXTURE, root)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "initial")
-    return root
+    return committed_copy(FIXTURE, tmp_path / "shop")
 
 
 def _diff(lines: int) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from fluxdrive.runtimes.testing import (
     findings_report,
 )
 from fluxdrive.workspace import BusyError
-from tests.triage.conftest import git
+from tests.conftest import committed_copy
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "projects" / "py-webapp"
 # Triage of the fixture (tests/triage covers why): the security-heavy files put fd-safety in Stage 1
@@ -37,12 +36,7 @@ STAGE2 = ["fd-correctness", "fd-performance"]
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "shop"
-    shutil.copytree(FIXTURE, root)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "initial")
-    return root
+    return committed_copy(FIXTURE, tmp_path / "shop")
 
 
 def _review(root: Path, **options: object) -> ReviewRun:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -16,7 +15,7 @@ import pexpect
 import pytest
 
 from fluxdrive.contracts import OutputStatus, classify_output
-from tests.conftest import run_fluxdrive
+from tests.conftest import committed_copy, run_fluxdrive
 from tests.triage.conftest import git
 
 REPO = Path(__file__).resolve().parent.parent.parent
@@ -26,12 +25,7 @@ ALL_SEVEN = "fd-safety,fd-correctness,fd-quality,fd-performance,fd-architecture,
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "shop"
-    shutil.copytree(FIXTURE, root)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "initial")
-    return root
+    return committed_copy(FIXTURE, tmp_path / "shop")
 
 
 def test_seven_agent_review_stdout_fits_the_budget(project: Path) -> None:

@@ -11,7 +11,6 @@ dead endpoint are handled as the issue demands. Only the model is scripted.
 from __future__ import annotations
 
 import json
-import shutil
 import socket
 import sqlite3
 from collections.abc import Iterator
@@ -19,9 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_fluxdrive
+from tests.conftest import committed_copy, run_fluxdrive
 from tests.fakes.llm_server import Error, FakeProvider, Malformed, Slow, Text, ToolCall
-from tests.triage.conftest import git
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "projects" / "py-webapp"
 KEY = "sk-test-SECRETSECRETSECRET0123456789"
@@ -35,12 +33,7 @@ CLEAN = "### Findings Index\nVerdict: safe\n\n### Summary\nNothing in my lane.\n
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "shop"
-    shutil.copytree(FIXTURE, root)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "initial")
-    return root
+    return committed_copy(FIXTURE, tmp_path / "shop")
 
 
 @pytest.fixture
