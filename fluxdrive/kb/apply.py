@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fluxdrive.kb.files import REVIEW_DIR, find_item, load_items, save_category, write_maps
-from fluxdrive.kb.model import Review, action_for
+from fluxdrive.kb.model import Item, Review, action_for
 from fluxdrive.kb.reviews import load_reviews
 from fluxdrive.knowledge.entries import slug
 
@@ -26,8 +26,8 @@ class Applied:
     waiting: int = 0
 
 
-def _apply_one(kb_dir: Path, review: Review) -> str:
-    items = load_items(kb_dir)
+def _apply_one(kb_dir: Path, items: dict[str, list[Item]], review: Review) -> str:
+    """Carry out one review on ``items`` (kept in step with the files it rewrites)."""
     item = find_item(items, review.item_id)
     if item is None:
         return f"{review.id}: {review.item_id} no longer exists; nothing to do"
@@ -64,10 +64,11 @@ def apply_reviews(kb_dir: Path) -> Applied:
     """Apply every ready review, in id order; each review file is deleted after its change is written."""
     kb_dir = Path(kb_dir)
     result = Applied()
+    items = load_items(kb_dir)
     for review in load_reviews(kb_dir):
         if not review.ready:
             result.waiting += 1
             continue
-        result.lines.append(_apply_one(kb_dir, review))
+        result.lines.append(_apply_one(kb_dir, items, review))
         (kb_dir / REVIEW_DIR / f"{review.id}.json").unlink(missing_ok=True)
     return result

@@ -84,6 +84,7 @@ def _same_subject(a: str, b: str) -> bool:
 def process_queue(kb_dir: Path) -> Processed:
     """Process every queued item, one at a time."""
     done = Processed()
+    items = load_items(kb_dir)  # read once; every change below is written and kept in step here
     for path in queued(kb_dir):
         try:
             entry = QueuedItem.model_validate(json.loads(path.read_text(encoding="utf-8")))
@@ -92,7 +93,6 @@ def process_queue(kb_dir: Path) -> Processed:
             path.rename(path.with_suffix(".invalid"))  # kept for a person, out of the queue
             continue
         new = entry.item
-        items = load_items(kb_dir)
         same = [i for listed in items.values() for i in listed if _same_subject(i.title, new.title)]
         if same and any(_same_text(old.content, new.content) for old in same):
             done.duplicates.append(new.title)
