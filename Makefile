@@ -52,7 +52,7 @@ unit: $(DEV_STAMP)
 test: lint typecheck unit
 
 bench: $(DEV_STAMP)
-	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+	@for script in bench/[!_]*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 docs: $(DEV_STAMP)
 	$(BIN)/python -m fluxdrive.cli.reference --write README.md

@@ -15,17 +15,13 @@ from __future__ import annotations
 import asyncio
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from fluxdrive.agents import load_roster
 from fluxdrive.config import Config
-from fluxdrive.contracts import classify_output
-from fluxdrive.launch.dispatcher import Launch, run_stage
-from fluxdrive.launch.monitor import Monitor
-from fluxdrive.launch.progress import Recorder
-from fluxdrive.runtimes import AgentTask, ReviewContent
 from fluxdrive.runtimes.testing import Delay, Report, ScriptedRuntime, findings_report
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/_stage.py, when run as a script
+from _stage import timed_stage
 
 AGENTS = 10
 SLEEP_S = 2.0
@@ -33,34 +29,10 @@ BUDGET_S = 2.3
 
 
 async def run(directory: Path) -> tuple[float, int]:
-    base = load_roster(directory).get("fd-safety")
-    config = Config()
     names = [f"bench-agent-{n:02d}" for n in range(AGENTS)]
     report = findings_report("SF", ("P2", "Bench", "A finding", "app.py:1"))
     runtime = ScriptedRuntime({name: [[Delay(SLEEP_S), Report(report)]] for name in names})
-    content = ReviewContent(directory, ("app.py",))
-    launches = [
-        Launch(
-            AgentTask(
-                base.model_copy(update={"name": name}),
-                "prompt",
-                content,
-                directory,
-                directory / "peer-findings.jsonl",
-                config,
-                60.0,
-            ),
-            runtime,
-        )
-        for name in names
-    ]
-    async with Monitor(directory) as monitor:
-        started = time.monotonic()
-        result = await run_stage(1, launches, concurrency=AGENTS, retries=1, progress=Recorder(), monitor=monitor)
-        wall = time.monotonic() - started
-    valid = sum(1 for name in names if classify_output(directory / f"{name}.md").verdict == "safe")
-    assert len(result.results) == AGENTS
-    return wall, valid
+    return await timed_stage(directory, runtime, names, Config(), verdict="safe")
 
 
 def main() -> int:

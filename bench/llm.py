@@ -32,14 +32,11 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.fakes, when run as a script
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/_stage.py
 
-from fluxdrive.agents import load_roster
+from _stage import timed_stage
+
 from fluxdrive.config import Config
-from fluxdrive.contracts import classify_output
-from fluxdrive.launch.dispatcher import Launch, run_stage
-from fluxdrive.launch.monitor import Monitor
-from fluxdrive.launch.progress import Recorder
-from fluxdrive.runtimes import AgentTask, ReviewContent
 from fluxdrive.runtimes.llm import LlmRuntime
 from tests.fakes.llm_server import FakeProvider, Slow, Step, Text, ToolCall
 
@@ -59,34 +56,20 @@ SCENARIOS: dict[str, list[Step]] = {
 
 
 async def run(directory: Path, attempt: int) -> tuple[float, int]:
-    base = load_roster(directory).get("fd-safety")
     config = Config.model_validate({"llm": {"model": "openai:gpt-4.1"}, "dispatch": {"max_concurrency": AGENTS}})
     names = [f"bench-agent-{n:02d}" for n in range(AGENTS)]
     runtime = LlmRuntime()
-    content = ReviewContent(directory, ("app.py",))
-    launches = [
-        Launch(
-            AgentTask(
-                base.model_copy(update={"name": name}),
-                f"You are {name} (run {attempt}). Review app.py.",
-                content,
-                directory,
-                directory / "peer-findings.jsonl",
-                config,
-                60.0,
-            ),
+    try:
+        return await timed_stage(
+            directory,
             runtime,
+            names,
+            config,
+            prompt=lambda name: f"You are {name} (run {attempt}). Review app.py.",
+            verdict="needs-changes",
         )
-        for name in names
-    ]
-    async with Monitor(directory) as monitor:
-        started = time.monotonic()
-        result = await run_stage(1, launches, concurrency=AGENTS, retries=1, progress=Recorder(), monitor=monitor)
-        wall = time.monotonic() - started
-    await runtime.aclose()
-    valid = sum(1 for name in names if classify_output(directory / f"{name}.md").verdict == "needs-changes")
-    assert len(result.results) == AGENTS
-    return wall, valid
+    finally:
+        await runtime.aclose()
 
 
 def warm_up() -> float:
