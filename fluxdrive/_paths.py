@@ -8,9 +8,13 @@ is not UTF-8 always produce the same one-line message.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from fluxdrive.errors import InputError
+
+# An agent name is also a file name (<agent>.md, verdicts/<agent>.json): no separators, no leading dot.
+AGENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 
 def require_file(path: Path, what: str) -> Path:

@@ -1,8 +1,11 @@
-"""Find PROJECT_ROOT: the nearest ancestor holding ``.git`` (PROTOCOL.md 1)."""
+"""Find PROJECT_ROOT: the nearest ancestor holding ``.git`` (PROTOCOL.md 1), and directories inside it."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from fluxdrive._confine import confine
+from fluxdrive._paths import require_directory
 
 
 def find_project_root(start: Path) -> Path:
@@ -16,3 +19,21 @@ def find_project_root(start: Path) -> Path:
         if (candidate / ".git").exists():
             return candidate
     return base
+
+
+def project_from_option(project: Path | None) -> Path:
+    """PROJECT_ROOT for a ``--project DIR`` option (default: the current directory); DIR must exist.
+
+    Without the check a mistyped ``--project /nonexistent`` resolves to ``/``
+    (the nearest existing ancestor has no ``.git``) and the command succeeds
+    on the wrong tree.
+    """
+    if project is not None:
+        require_directory(Path(project), "--project directory")
+    return find_project_root((project or Path.cwd()).resolve())
+
+
+def project_directory(root: Path, relative: str, what: str) -> Path:
+    """``root/relative`` for a configured directory (knowledge store, knowledge base), refused if a symlink
+    (or the setting) takes it outside the project."""
+    return confine(Path(root) / relative, Path(root), what)

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fluxdrive._clock import parse_timestamp, utc_timestamp
-from fluxdrive._paths import require_file
+from fluxdrive._confine import read_regular
+from fluxdrive._paths import AGENT_NAME, require_file
 from fluxdrive.errors import ChannelError, InputError
 
 CHANNEL_FILE = "peer-findings.jsonl"
@@ -39,11 +40,12 @@ MIN_SUMMARY = 40
 SEVERITIES = ("blocking", "notable")
 SEVERITY_FILTERS = ("blocking", "notable", "all")
 ELLIPSIS = "\u2026"
+MAX_CHANNEL_BYTES = 256 * 1024 * 1024  # ~60,000 findings of the largest size: a channel, not a disk image
 
 ChannelSeverity = Literal["blocking", "notable"]
 
 _CATEGORY = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_AGENT = re.compile(r"^\S+$")
+_AGENT = AGENT_NAME
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +111,9 @@ def make_finding(
         )
     name = agent.strip()
     if not _AGENT.match(name):
-        raise ChannelError(f"invalid agent name {agent!r}", hint="a non-empty name like fd-safety")
+        raise ChannelError(
+            f"invalid agent name {agent!r}", hint="letters, digits, '.', '_' and '-', starting with a letter or digit"
+        )
     if not _CATEGORY.match(category):
         raise ChannelError(
             f"category {category!r} is not kebab-case",
@@ -209,6 +213,10 @@ def append_finding(path: Path, finding: PeerFinding, *, max_bytes: int = PIPE_BU
         raise InputError(f"cannot open channel {path}: {exc.strerror}") from None
     try:
         count = os.write(fd, line)
+    except OSError as exc:
+        raise InputError(
+            f"cannot write to channel {path}: {exc.strerror}", hint="free space or fix permissions"
+        ) from None
     finally:
         os.close(fd)
     if count != len(line):  # cannot happen for < PIPE_BUF on a local file system
@@ -296,10 +304,7 @@ def read(
     if not path.exists():
         return ChannelRead(())
     require_file(path, "channel file")
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read channel {path}: {exc.strerror}") from None
+    data = read_regular(path, "channel file", limit=MAX_CHANNEL_BYTES)
     result = parse_lines(data)
     if not result.findings and result.skipped and _not_text(data):
         raise InputError(f"channel file is not UTF-8 text: {path}", hint="pass a peer-findings.jsonl file")

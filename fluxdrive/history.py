@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from fluxdrive._clock import utc_timestamp
 from fluxdrive.config.model import ScoringConfig
+from fluxdrive.errors import InputError
 
 if TYPE_CHECKING:
     from fluxdrive.contracts.run_manifest import RunManifest
@@ -120,18 +121,43 @@ def _migrate(connection: sqlite3.Connection) -> None:
         connection.executescript(f"BEGIN;\n{script}\n{record}\nCOMMIT;")
 
 
+class HistoryUnavailableError(InputError):
+    """The history database cannot be opened or used (corrupt, a directory, unwritable).
+
+    History is auxiliary: a review warns once and runs without it; the
+    commands that only read it (``history``, ``feedback``) exit 2 with this line.
+    """
+
+
 @contextmanager
 def open_history(path: Path | None = None) -> Iterator[sqlite3.Connection]:
-    """Open (creating and migrating) the history database."""
+    """Open (creating and migrating) the history database; :class:`HistoryUnavailableError` when it cannot be used."""
     path = Path(path) if path is not None else database_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    connection = sqlite3.connect(path, timeout=30)
     try:
-        connection.execute("PRAGMA journal_mode=WAL")
-        _migrate(connection)
-        yield connection
+        path.parent.mkdir(parents=True, exist_ok=True)
+        connection = sqlite3.connect(path, timeout=30)
+    except (OSError, sqlite3.Error) as exc:
+        raise _unavailable(path, exc) from None
+    try:
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            _migrate(connection)
+        except sqlite3.Error as exc:
+            raise _unavailable(path, exc) from None
+        try:
+            yield connection
+        except sqlite3.Error as exc:
+            raise _unavailable(path, exc) from None
     finally:
         connection.close()
+
+
+def _unavailable(path: Path, exc: BaseException) -> HistoryUnavailableError:
+    reason = getattr(exc, "strerror", None) or " ".join(str(exc).split()) or type(exc).__name__
+    return HistoryUnavailableError(
+        f"history database {path} cannot be used: {reason}",
+        hint="move it aside (fluxdrive starts a new one) or point XDG_DATA_HOME elsewhere",
+    )
 
 
 def record_feedback(

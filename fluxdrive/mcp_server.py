@@ -178,11 +178,11 @@ def _review(
 def _triage(root: _Root, target: str, diff_ref: str | None) -> str:
     from fluxdrive.config import load_config
     from fluxdrive.triage import render_table, triage_target, write_outputs
-    from fluxdrive.workspace import output_dir_for, resolve_target, run_lock
+    from fluxdrive.workspace import claim_output_dir, output_dir_for, resolve_target, run_lock
 
     resolved = resolve_target(str(root.inside(target, "target")), diff_ref=diff_ref, cwd=root.path)
     config = load_config(resolved.root).config
-    directory = output_dir_for(resolved, None)
+    directory = claim_output_dir(output_dir_for(resolved, None), resolved)
     with run_lock(directory, command="triage"):
         result = triage_target(resolved, config)
         write_outputs(result, directory)
@@ -307,9 +307,12 @@ def build_server(root: Path) -> MCPServer:
     from fluxdrive import __version__
 
     project = _Root(root)
+    from fluxdrive._project import project_directory
     from fluxdrive.config import load_config
 
-    processor = _Processor(project.path / load_config(project.path).config.kb.directory)
+    processor = _Processor(
+        project_directory(project.path, load_config(project.path).config.kb.directory, "kb.directory")
+    )
     # INFO would log every anticipated tool error (a wrong path) with a banner on stderr
     server: MCPServer = MCPServer("fluxdrive", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     reads = ToolAnnotations(read_only_hint=True, open_world_hint=False)

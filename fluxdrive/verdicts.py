@@ -16,7 +16,6 @@ and opens ``detail_path`` only for agents that need attention.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -25,8 +24,9 @@ from typing import Literal
 from fluxdrive._atomic import atomic_write_json
 from fluxdrive._clock import utc_timestamp
 from fluxdrive._columns import format_columns
-from fluxdrive._paths import require_directory
-from fluxdrive.errors import VerdictError
+from fluxdrive._confine import read_confined
+from fluxdrive._paths import AGENT_NAME, require_directory
+from fluxdrive.errors import FluxdriveError, VerdictError
 
 SCHEMA_VERSION = 1
 VERDICTS_DIR = "verdicts"
@@ -44,7 +44,8 @@ STATUS_FOR_VERDICT: dict[str, Status] = {
     "error": "ERROR",
 }
 
-_AGENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_AGENT = AGENT_NAME
+MAX_RECORD_BYTES = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,8 +164,8 @@ def write_verdict(
     return record
 
 
-def _decode(path: Path) -> VerdictRecord:
-    data = json.loads(path.read_bytes().decode("utf-8"))
+def _decode(path: Path, directory: Path) -> VerdictRecord:
+    data = json.loads(read_confined(path, directory, "verdict record", limit=MAX_RECORD_BYTES).decode("utf-8"))
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")
     tokens = data.get("tokens", data.get("tokens_spent", 0))
@@ -194,9 +195,9 @@ def load_verdicts(path: Path) -> VerdictSet:
     problems: list[str] = []
     for file in sorted(directory.glob("*.json")):
         try:
-            records.append(_decode(file))
-        except (OSError, ValueError, KeyError, TypeError, VerdictError) as exc:
-            detail = exc.one_line() if isinstance(exc, VerdictError) else str(exc)
+            records.append(_decode(file, directory))
+        except (OSError, ValueError, KeyError, TypeError, RecursionError, FluxdriveError) as exc:
+            detail = exc.one_line() if isinstance(exc, FluxdriveError) else str(exc)
             problems.append(f"{file.name}: unreadable verdict record ({detail})")
     records.sort(key=lambda r: r.agent)
     return VerdictSet(tuple(records), tuple(problems), directory)

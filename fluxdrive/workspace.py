@@ -14,14 +14,16 @@ else by reading the ignore files), and never includes fluxdrive's own output.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import re
 import shutil
 import socket
+import stat
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -31,6 +33,7 @@ import pathspec
 from fluxdrive import _git
 from fluxdrive._atomic import atomic_write_text
 from fluxdrive._clock import utc_timestamp
+from fluxdrive._confine import confine
 from fluxdrive._paths import decode_utf8, require_directory
 from fluxdrive._project import find_project_root
 from fluxdrive.errors import InputError, UsageError
@@ -74,7 +77,7 @@ def _git_files(directory: Path) -> list[str] | None:
     if proc.returncode != 0:
         return None
     names = proc.stdout.decode("utf-8", errors="surrogateescape").split("\0")
-    return [n for n in names if n and (directory / n).is_file()]
+    return [n for n in names if n and os.path.lexists(directory / n)]
 
 
 def _walk_files(directory: Path) -> list[str]:
@@ -105,8 +108,21 @@ def _walk_files(directory: Path) -> list[str]:
     return found
 
 
-def review_files(path: Path, root: Path) -> tuple[str, ...]:
-    """The files to review for ``path``, relative to ``root``, sorted."""
+@dataclass(frozen=True, slots=True)
+class FileList:
+    """The files to review, and the ones left out with the reason (a symlink out of the root, a loop, a FIFO)."""
+
+    files: tuple[str, ...]
+    skipped: tuple[tuple[str, str], ...] = ()
+
+
+def list_files(path: Path, root: Path) -> FileList:
+    """The files to review for ``path``, relative to ``root``, sorted; only regular files inside the root.
+
+    Listing never descends into a symlinked directory (git records it as a
+    link; the walk does not follow links), so only a listed name itself can
+    be a link: one ``lstat`` per file tells, and only links are resolved.
+    """
     path = Path(path).resolve()
     root = Path(root).resolve()
     if not path.exists():
@@ -116,18 +132,53 @@ def review_files(path: Path, root: Path) -> tuple[str, ...]:
     except ValueError:
         raise InputError(f"{path} is outside the project root {root}") from None
     if path.is_file():
-        return (prefix.as_posix(),)
+        return FileList((prefix.as_posix(),))
     require_directory(path, "input directory")
     listed = _git_files(path) if (root / ".git").exists() else None
     names = listed if listed is not None else _walk_files(path)
     base = "" if str(prefix) == "." else prefix.as_posix() + "/"
     runs = _run_directories(names)
-    return tuple(sorted(f"{base}{n}" for n in names if not _excluded(f"{base}{n}") and not n.startswith(runs or "\0")))
+    kept: list[str] = []
+    skipped: list[tuple[str, str]] = []
+    for name in names:
+        relative = f"{base}{name}"
+        if _excluded(relative) or name.startswith(runs or "\0"):
+            continue
+        reason = _unreadable(root, relative)
+        if reason is None:
+            kept.append(relative)
+        elif reason:
+            skipped.append((relative, reason))
+    return FileList(tuple(sorted(kept)), tuple(sorted(skipped)))
+
+
+def _unreadable(root: Path, relative: str) -> str | None:
+    """Why a listed name is not reviewed (``""``: silently, a link to a directory), or None."""
+    try:
+        mode = os.lstat(root / relative).st_mode
+    except OSError as exc:
+        return exc.strerror or "unreadable"
+    if stat.S_ISREG(mode):
+        return None
+    if not stat.S_ISLNK(mode):
+        return "not a regular file"
+    try:
+        real = (root / relative).resolve(strict=True)
+    except (OSError, RuntimeError):
+        return "a broken symlink or a symlink loop"
+    if real != root and root not in real.parents:
+        return f"a symlink to {real}, outside the project root"
+    return None if real.is_file() else ""
+
+
+def review_files(path: Path, root: Path) -> tuple[str, ...]:
+    """The files to review for ``path``, relative to ``root``, sorted (see :func:`list_files`)."""
+    return list_files(path, root).files
 
 
 def _run_directories(names: list[str]) -> tuple[str, ...]:
     """Output directories of fluxdrive runs (``--output-dir`` anywhere): never part of what is reviewed."""
-    markers = (LOCK_FILE, "input-profile.json")
+    markers = (RUN_MARKER, LOCK_FILE, "input-profile.json")
     found = {n.rsplit("/", 1)[0] + "/" for n in names if "/" in n and n.rsplit("/", 1)[-1] in markers}
     return tuple(sorted(found))
 
@@ -216,12 +267,17 @@ def resolve_target(
         if not looks_like_diff(text):
             raise InputError("stdin is not a unified diff", hint="pipe the output of git diff")
         return Target("diff", find_project_root(here), "stdin", diff_text=text, source="stdin")
-    path = (here / target).resolve() if not Path(target).is_absolute() else Path(target)
-    if not path.exists():
+    if "\0" in target:
+        raise InputError("the TARGET path contains a NUL byte", hint="check the path")
+    given = Path(os.path.abspath(here / target))  # lexical: the project is where the user pointed, not a link's target
+    if not os.path.lexists(given):
         raise InputError(f"input not found: {target}", hint="check the path")
+    root = project_root(given if given.is_dir() and not given.is_symlink() else given.parent)
+    path = confine(given, root, "input")
     if not os.access(path, os.R_OK):
         raise InputError(f"input is not readable: {target}", hint="check its permissions")
-    root = project_root(path)
+    if not path.is_dir() and not stat.S_ISREG(path.stat().st_mode):
+        raise InputError(f"input is not a regular file: {target}", hint="review a file, a directory or a diff")
     if path.is_dir():
         return Target("directory", root, path.name or str(path), path=path)
     sniffed = _sniff(path)
@@ -240,32 +296,76 @@ def output_dir_for(target: Target, override: Path | None = None) -> Path:
 
 
 # --------------------------------------------------------------------------
-# one run per output directory
+# one run per output directory, and only in directories fluxdrive made
 
 LOCK_FILE = ".fluxdrive.lock"
+RUN_MARKER = ".fluxdrive-run"
+# What earlier versions (before the marker) left in a run directory: such a directory is adopted.
+_LEGACY_ARTIFACTS = re.compile(
+    r"^(triage\.json|triage-table\.md|input-profile\.json|run\.json|findings\.json|findings\.sarif|summary\.md"
+    r"|peer-findings\.jsonl|input\.diff|verdicts|prompts|content|research|\.fluxdrive\.lock"
+    r"|[a-z0-9][a-z0-9-]*\.md(\.partial)?|\..+\.tmp)$"
+)
 
 
 class BusyError(InputError):
     """Another live run holds the output directory."""
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+def claim_output_dir(output_dir: Path, target: Target | None = None) -> Path:
+    """Make ``output_dir`` a fluxdrive run directory, or refuse it (exit 2) before anything is written.
+
+    A run deletes its previous reports (run isolation), so it may only ever
+    work in a directory fluxdrive created: a new or empty one gets the
+    ``.fluxdrive-run`` marker; a marked one is reused; a directory holding
+    only what earlier fluxdrive runs write is adopted. Anything else - a
+    user's ``docs/`` - is refused, and so is an output directory that holds
+    the input under review.
+    """
+    output_dir = Path(output_dir).resolve()
+    if target is not None and target.path is not None:
+        reviewed = Path(target.path).resolve()
+        if reviewed == output_dir or output_dir in reviewed.parents:
+            raise UsageError(
+                f"the input {target.label} is inside the output directory {output_dir}",
+                hint="a run replaces what is in its output directory: pass a different --output-dir",
+            )
+    if output_dir.exists() and not output_dir.is_dir():
+        raise InputError(f"output directory {output_dir} exists and is not a directory", hint="pass a directory")
+    marker = output_dir / RUN_MARKER
+    if output_dir.is_dir() and not marker.is_file():
+        try:
+            entries = sorted(p.name for p in output_dir.iterdir())
+        except OSError as exc:
+            raise InputError(f"cannot list output directory {output_dir}: {exc.strerror}") from None
+        if entries and not all(_LEGACY_ARTIFACTS.match(name) for name in entries):
+            raise UsageError(
+                f"output directory {output_dir} is not empty and was not created by fluxdrive",
+                hint="a run replaces the reports in its output directory; pass a new or empty --output-dir",
+            )
+    if not marker.is_file():
+        record = {"created_by": "fluxdrive", "created_at": utc_timestamp()}
+        try:
+            atomic_write_text(marker, json.dumps(record) + "\n")
+        except OSError as exc:
+            raise InputError(f"cannot create output directory {output_dir}: {exc.strerror}") from None
+    return output_dir
+
+
+def is_run_directory(directory: Path) -> bool:
+    """True for a directory that holds fluxdrive's run marker."""
+    return (Path(directory) / RUN_MARKER).is_file()
 
 
 @contextlib.contextmanager
 def run_lock(output_dir: Path, *, command: str = "review") -> Iterator[Path]:
     """Hold ``OUTPUT_DIR/.fluxdrive.lock`` for the duration of a run.
 
-    The lock records the owner's PID, host and start time. A lock whose owner
-    is dead (or on this host and gone) is taken over; a live owner means the
-    run is refused with a clear message.
+    The lock is an ``flock`` on the file, so the kernel releases it when its
+    holder dies, however it dies (kill -9 included): there is no stale lock
+    to take over, and no window in which two runs both believe they own it.
+    The file records the owner's PID, host and start time, for the message a
+    refused run prints.
     """
     output_dir = Path(output_dir)
     try:
@@ -274,70 +374,90 @@ def run_lock(output_dir: Path, *, command: str = "review") -> Iterator[Path]:
         raise InputError(f"cannot create output directory {output_dir}: {exc.strerror}") from None
     path = output_dir / LOCK_FILE
     record = {"pid": os.getpid(), "host": socket.gethostname(), "started_at": utc_timestamp(), "command": command}
-    for _attempt in range(2):
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
-            owner = _owner(path)
-            if owner is not None and owner.get("host") == record["host"] and _alive(_pid(owner)):
-                started = owner.get("started_at", "?")
-                raise BusyError(
-                    f"{output_dir} is in use by another fluxdrive run (pid {owner['pid']}, started {started})",
-                    hint="wait for it to finish, or pass a different --output-dir",
-                ) from None
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()  # the owner is dead: take the lock over
-            continue
-        except OSError as exc:
-            raise InputError(f"cannot write to output directory {output_dir}: {exc.strerror}") from None
-        with os.fdopen(fd, "w") as handle:
-            json.dump(record, handle)
-        break
-    else:
-        raise BusyError(f"could not take the lock on {output_dir}", hint="retry, or pass a different --output-dir")
+    fd = _acquire(path, output_dir)
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(record).encode(), 0)
+    except OSError:
+        pass  # the record only improves a refused run's message
     try:
         yield path
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            if (_owner(path) or {}).get("pid") == record["pid"]:
-                path.unlink()
+        with contextlib.suppress(OSError):
+            path.unlink()  # still holding the lock: nobody can be between open and flock on this inode
+        os.close(fd)
 
 
-def _pid(owner: dict[str, object]) -> int:
-    pid = owner.get("pid")
-    return pid if isinstance(pid, int) else 0
+def _acquire(path: Path, output_dir: Path) -> int:
+    """An open descriptor of ``path`` holding an exclusive flock on the file currently at ``path``."""
+    for _attempt in range(100):
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise InputError(f"cannot write to output directory {output_dir}: {exc.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            owner = _owner(fd)
+            os.close(fd)
+            who = f" (pid {owner.get('pid')}, started {owner.get('started_at', '?')})" if owner else ""
+            raise BusyError(
+                f"{output_dir} is in use by another fluxdrive run{who}",
+                hint="wait for it to finish, or pass a different --output-dir",
+            ) from None
+        try:
+            current = os.stat(path).st_ino
+        except FileNotFoundError:
+            current = None
+        if current == os.fstat(fd).st_ino:
+            return fd
+        os.close(fd)  # the holder we waited on unlinked it: lock the new file instead
+    raise BusyError(f"could not take the lock on {output_dir}", hint="retry, or pass a different --output-dir")
 
 
-def _owner(path: Path) -> dict[str, object] | None:
+def _owner(fd: int) -> dict[str, object] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
 
 
-def isolate(output_dir: Path) -> list[str]:
-    """Run isolation: remove a previous run's reports, channel, verdicts and run records (nothing else)."""
+_ISOLATED = (
+    "*.md",
+    "*.md.partial",
+    "peer-findings.jsonl",
+    "verdicts/*.json",
+    "run.json",
+    "findings.json",
+    "findings.sarif",
+    "input.diff",
+    "prompts/*.md",
+    "research/*.md",
+    "content/*",
+)
+_LEFTOVERS = (".*.tmp", "verdicts/.*.tmp", "prompts/.*.tmp", "research/.*.tmp", "content/.*.tmp")
+
+
+def isolate(output_dir: Path, *, keep: Sequence[Path] = ()) -> list[str]:
+    """Run isolation: remove a previous run's reports, channel, verdicts and run records (nothing else).
+
+    Only in a directory :func:`claim_output_dir` marked as fluxdrive's; the
+    temporary files a killed run left half-written are swept too. Paths in
+    ``keep`` (the input under review) are never removed.
+    """
     output_dir = Path(output_dir)
+    if not is_run_directory(output_dir):
+        raise UsageError(f"{output_dir} is not a fluxdrive run directory; nothing removed")
+    kept = {Path(p).resolve() for p in keep} | {(output_dir / "triage-table.md").resolve()}
     removed = []
-    patterns = (
-        "*.md",
-        "*.md.partial",
-        "peer-findings.jsonl",
-        "verdicts/*.json",
-        "run.json",
-        "findings.json",
-        "findings.sarif",
-        "input.diff",
-        "prompts/*.md",
-        "research/*.md",
-        "content/*",
-    )
-    keep = {"triage-table.md"}
-    for pattern in patterns:
+    for pattern in (*_ISOLATED, *_LEFTOVERS):
         for path in sorted(output_dir.glob(pattern)):
-            if path.is_file() and path.name not in keep:
+            if path.is_file() and not path.is_symlink() and path.resolve() not in kept:
                 path.unlink()
+                removed.append(str(path.relative_to(output_dir)))
+            elif path.is_symlink():
+                path.unlink()  # a link is ours to remove, never what it points at
                 removed.append(str(path.relative_to(output_dir)))
     return removed
 

@@ -23,12 +23,13 @@ LEAVES = {
 ALLOWED = {
     "fluxdrive.contracts": LEAVES | {"fluxdrive.contracts"},
     "fluxdrive._paths": {"fluxdrive.errors"},
-    "fluxdrive.channel": LEAVES | {"fluxdrive._paths"},
-    "fluxdrive.verdicts": LEAVES | {"fluxdrive._paths"},
+    "fluxdrive._confine": {"fluxdrive.errors"},
+    "fluxdrive.channel": LEAVES | {"fluxdrive._paths", "fluxdrive._confine"},
+    "fluxdrive.verdicts": LEAVES | {"fluxdrive._paths", "fluxdrive._confine"},
     "fluxdrive.config": LEAVES | {"fluxdrive.config"},
     "fluxdrive.agents": LEAVES | {"fluxdrive._paths", "fluxdrive.agents"},
     "fluxdrive._git": {"fluxdrive.errors"},
-    "fluxdrive.workspace": LEAVES | {"fluxdrive._git", "fluxdrive._paths", "fluxdrive._project"},
+    "fluxdrive.workspace": LEAVES | {"fluxdrive._git", "fluxdrive._paths", "fluxdrive._project", "fluxdrive._confine"},
     "fluxdrive.history": LEAVES | {"fluxdrive.config", "fluxdrive.contracts"},
     # Triage decides from the input, the config, the roster and past feedback; it never runs agents.
     "fluxdrive.triage": LEAVES
@@ -44,6 +45,7 @@ ALLOWED = {
     "fluxdrive.synthesis": LEAVES
     | {
         "fluxdrive",
+        "fluxdrive._confine",
         "fluxdrive._paths",
         "fluxdrive.channel",
         "fluxdrive.config",
@@ -69,6 +71,7 @@ ALLOWED = {
     "fluxdrive.runtimes": LEAVES
     | {
         "fluxdrive",
+        "fluxdrive._confine",
         "fluxdrive._paths",
         "fluxdrive._threads",  # the static analyzers' worker threads
         "fluxdrive.workspace",  # the llm tools list files as triage does (.gitignore, skipped dirs)

@@ -3,7 +3,8 @@
 :func:`main` runs a command and returns its exit code; it is the only place
 where exceptions become messages. A :class:`~fluxdrive.errors.FluxdriveError`
 or a usage mistake prints one line on stderr (exit 2, or the error's own
-code); anything unexpected prints one line too, and its traceback only with
+code), and so does an ``OSError`` that reaches it (a full disk, a read-only
+mount: the machine, not fluxdrive; exit 2); anything unexpected prints one line too, and its traceback only with
 ``--debug`` (or ``FLUXDRIVE_DEBUG=1``).
 """
 
@@ -60,6 +61,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(getattr(exc, "exit_code", EXIT_USAGE) or EXIT_USAGE)
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # the machine, not fluxdrive: a full disk, a read-only mount, a vanished directory
+        if debug:
+            raise
+        where = f": {exc.filename}" if exc.filename else ""
+        reason = exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
+        sys.stderr.write(f"{PROG}: error: {reason}{where} (hint: free space or fix permissions, then rerun)\n")
+        return EXIT_USAGE
     except Exception as exc:
         if debug:
             raise

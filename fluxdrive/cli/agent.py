@@ -44,7 +44,7 @@ def run(
     from fluxdrive.config import load_config
     from fluxdrive.contracts import classify_output
     from fluxdrive.runtimes import AgentTask, ReviewContent, run_guarded, runtime_class
-    from fluxdrive.workspace import default_output_dir, project_root, review_files
+    from fluxdrive.workspace import claim_output_dir, default_output_dir, project_root, review_files, run_lock
 
     if fail_on is not None:
         fail_on_rank(fail_on)
@@ -58,8 +58,7 @@ def run(
             hint="research agents answer questions between review stages; run a review agent",
         )
     runtime_impl = runtime_class(runtime)()
-    directory = (output_dir or default_output_dir(root, path)).resolve()
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = claim_output_dir(output_dir or default_output_dir(root, path))
     is_document = path.is_file() and path.suffix.lower() in {".md", ".markdown", ".mdx"}
     content = ReviewContent(
         root=root,
@@ -69,7 +68,8 @@ def run(
     )
     timeout = config.dispatch.timeout_remote_s if runtime_impl.remote else config.dispatch.timeout_local_s
     task = AgentTask(agent, "", content, directory, directory / "peer-findings.jsonl", config, timeout)
-    result = asyncio.run(run_guarded(runtime_impl, task))
+    with run_lock(directory, command=f"agent run {agent.name}"):
+        result = asyncio.run(run_guarded(runtime_impl, task))
     classified = classify_output(result.output_path)
     verdict = classified.verdict
     out(f"{agent.name}: {verdict} ({classified.reason}) -> {result.output_path}")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from fluxdrive._columns import format_columns
-from fluxdrive._project import find_project_root
+from fluxdrive._project import project_from_option
 from fluxdrive.cli._io import out, out_json
 
 if TYPE_CHECKING:  # the definitions' pydantic models load only when a command runs
@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # the definitions' pydantic models load only when a command r
 def _roster(project: Path | None) -> Roster:
     from fluxdrive.agents import load_roster
 
-    return load_roster(find_project_root(project or Path.cwd()))
+    return load_roster(project_from_option(project))
 
 
 app = typer.Typer(help="List and inspect agent definitions.", no_args_is_help=True)
@@ -107,7 +107,7 @@ def new(
     from fluxdrive.triage.agent_gen import generate_agent
     from fluxdrive.triage.domains import detect_cached
 
-    root = find_project_root(project or Path.cwd())
+    root = project_from_option(project)
     wanted = list(domains or [])
     if not wanted:
         detection = detect_cached(root, load_config(root).config.domains)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from fluxdrive._columns import format_columns
-from fluxdrive._project import find_project_root
+from fluxdrive._project import project_from_option
 from fluxdrive.cli._io import out, out_json
 
 if TYPE_CHECKING:  # the config models load only when a command runs
@@ -58,7 +58,7 @@ def show(
     """Print every key's effective value and the layer that set it."""
     from fluxdrive.config import load_config, parse_assignments
 
-    root = find_project_root(project or Path.cwd())
+    root = project_from_option(project)
     flags = parse_assignments(assignments or [])
     loaded = load_config(root, flags=flags, flag_labels={k: f"flag --set {k}" for k in flags})
     if as_json:

@@ -140,12 +140,12 @@ def history_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the same data as JSON.")] = False,
 ) -> None:
     """List recent runs (newest first) with tokens and cost, or one run's calls per agent."""
-    from fluxdrive._project import find_project_root
+    from fluxdrive._project import project_from_option
     from fluxdrive.history import agent_calls, database_path, open_history, runs, runs_by_prefix
 
     if run is not None and not run.strip():
         raise UsageError("--run needs a run id", hint="list runs with: fluxdrive history")
-    scope = str(find_project_root(project).resolve()) if project is not None else None
+    scope = str(project_from_option(project).resolve()) if project is not None else None
     database = database_path()
     if not database.exists():
         if run is not None:

@@ -19,12 +19,12 @@ ProjectOpt = Annotated[
 
 def _where(project: Path | None) -> tuple[Path, Path, int]:
     """Project root, kb directory and swarm size, from the project's config."""
-    from fluxdrive._project import find_project_root
+    from fluxdrive._project import project_directory, project_from_option
     from fluxdrive.config import load_config
 
-    root = find_project_root((project or Path.cwd()).resolve())
+    root = project_from_option(project)
     settings = load_config(root).config.kb
-    return root, root / settings.directory, settings.swarm_concurrency
+    return root, project_directory(root, settings.directory, "kb.directory"), settings.swarm_concurrency
 
 
 @app.command("remember")

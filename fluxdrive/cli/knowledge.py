@@ -27,13 +27,13 @@ ProjectOpt = Annotated[
 
 def _store(project: Path | None) -> tuple[Store, int]:
     """The store of the project around ``project`` (or the current directory), and the decay limit."""
-    from fluxdrive._project import find_project_root
+    from fluxdrive._project import project_directory, project_from_option
     from fluxdrive.config import load_config
     from fluxdrive.knowledge import Store
 
-    root = find_project_root((project or Path.cwd()).resolve())
+    root = project_from_option(project)
     settings = load_config(root).config.knowledge
-    return Store.load(root / settings.directory), settings.decay_reviews
+    return Store.load(project_directory(root, settings.directory, "knowledge.directory")), settings.decay_reviews
 
 
 @app.command("list")

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from fluxdrive._columns import format_columns
-from fluxdrive._project import find_project_root
+from fluxdrive._project import project_from_option
 from fluxdrive.cli._io import out, out_json
 
 app = typer.Typer(help="List the static runtime's rules and checks.", no_args_is_help=True)
@@ -27,7 +27,7 @@ def catalog(project: Path | None) -> list[dict[str, Any]]:
     from fluxdrive.runtimes.static.ownership import ARCHITECTURE_CHECKS, Ownership
     from fluxdrive.runtimes.static.rules import load_rules
 
-    owner = Ownership.from_agents(load_roster(find_project_root(project or Path.cwd()))).owner
+    owner = Ownership.from_agents(load_roster(project_from_option(project))).owner
     rows = [
         _row(spec.rule_id, spec.languages, spec.severity, owner(Claim("rules", spec.owner_tag), spec.rule_id), spec.why)
         for spec in load_rules()

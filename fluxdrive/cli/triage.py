@@ -65,12 +65,12 @@ def triage_command(
     from fluxdrive.config import load_config
     from fluxdrive.triage import render_table, triage_target, write_outputs
     from fluxdrive.triage.engine import dumps
-    from fluxdrive.workspace import output_dir_for, resolve_target, run_lock
+    from fluxdrive.workspace import claim_output_dir, output_dir_for, resolve_target, run_lock
 
     stdin_text = sys.stdin.read() if target == "-" else None
     resolved = resolve_target(target, diff_ref=diff, staged=staged, stdin_text=stdin_text)
     config = load_config(resolved.root).config
-    directory = output_dir_for(resolved, output_dir)
+    directory = claim_output_dir(output_dir_for(resolved, output_dir), resolved)
     with run_lock(directory, command="triage"):
         result = triage_target(resolved, config, use_cache=not no_cache)
         for note in result.notes:

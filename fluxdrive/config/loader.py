@@ -104,6 +104,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(source=str(path), key=None, problem="is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(source=str(path), key=None, problem=f"invalid TOML: {exc}", hint="fix the syntax") from None
+    except RecursionError:
+        raise ConfigError(source=str(path), key=None, problem="nests arrays or tables too deeply to read") from None
 
 
 def parse_value(raw: str) -> Any:

@@ -7,15 +7,28 @@ the models are frozen: settings are passed down explicitly, never mutated.
 
 from __future__ import annotations
 
-from typing import Literal
+from pathlib import PurePosixPath
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 AgentList = list[str]
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # inf and nan are not settings: "timeout_local_s = 1e400" is a typo, not "wait forever"
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+def _inside_project(value: str) -> str:
+    """A directory setting must stay inside PROJECT_ROOT: relative, and no ``..`` that climbs out of it."""
+    path = PurePosixPath(value.replace("\\", "/"))
+    if path.is_absolute() or value.startswith("~") or ".." in path.parts:
+        raise ValueError(f"{value!r} must be a path relative to the project root, without '..'")
+    return value
+
+
+ProjectDirectory = Annotated[str, AfterValidator(_inside_project)]
 
 
 class CeilingConfig(_Section):
@@ -177,7 +190,9 @@ class KnowledgeConfig(_Section):
     """Knowledge lifecycle (section 9)."""
 
     enabled: bool = Field(True, description="inject, confirm, decay and compound project knowledge in reviews")
-    directory: str = Field(".fluxdrive/knowledge", min_length=1, description="the store, relative to PROJECT_ROOT")
+    directory: ProjectDirectory = Field(
+        ".fluxdrive/knowledge", min_length=1, description="the store, relative to PROJECT_ROOT"
+    )
     max_per_agent: int = Field(5, ge=0, le=20, description="entries injected per agent")
     decay_reviews: int = Field(10, ge=1, description="reviews without independent confirmation before archiving")
     compound_min_convergence: int = Field(2, ge=1, description="agents that must agree before a finding is kept")
@@ -220,7 +235,9 @@ class BudgetConfig(_Section):
 class KnowledgeBaseConfig(_Section):
     """Knowledge-base maintenance (section 12)."""
 
-    directory: str = Field(".fluxdrive/kb", min_length=1, description="the knowledge base, relative to PROJECT_ROOT")
+    directory: ProjectDirectory = Field(
+        ".fluxdrive/kb", min_length=1, description="the knowledge base, relative to PROJECT_ROOT"
+    )
     swarm_concurrency: int = Field(5, ge=1, le=32, description="investigating agents in flight")
 
 

@@ -15,6 +15,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from fluxdrive._project import project_directory
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import Config
 from fluxdrive.knowledge import Outcome, Store, compound, render_for_prompt, retrieve, update_after_review
@@ -37,7 +38,8 @@ class ReviewKnowledge:
     ) -> None:
         self.settings = config.knowledge
         self.today = today or date.today()
-        self.store = Store.load(Path(root) / self.settings.directory) if self.settings.enabled else None
+        directory = project_directory(Path(root), self.settings.directory, "knowledge.directory")
+        self.store = Store.load(directory) if self.settings.enabled else None
         self.injected: dict[str, list[str]] = {}
         self.outcome: Outcome | None = None
         files = sorted({u.file for u in profile.units if u.file})

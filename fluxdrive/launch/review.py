@@ -47,7 +47,15 @@ from fluxdrive.synthesis import Finding, Synthesis, synthesize
 from fluxdrive.triage import Triage, triage_target, write_outputs
 from fluxdrive.triage.gate import Decision as GateDecision
 from fluxdrive.triage.gate import run_gate
-from fluxdrive.workspace import Target, isolate, output_dir_for, resolve_target, run_lock, write_input_copy
+from fluxdrive.workspace import (
+    Target,
+    claim_output_dir,
+    isolate,
+    output_dir_for,
+    resolve_target,
+    run_lock,
+    write_input_copy,
+)
 
 ExpandChoice = Literal["ask", "recommended", "all", "none"]
 Ask = Callable[[str], str]
@@ -575,7 +583,7 @@ def _enforce_budget(
     result: Triage, target_kind: str, pool: RuntimePool, config: Config, options: ReviewOptions, progress: Progress
 ) -> None:
     """Soft budget enforcement: over budget, a terminal asks and a script needs --over-budget, before dispatch."""
-    from fluxdrive.history import database_path, estimate_tokens, open_history
+    from fluxdrive.history import HistoryUnavailableError, database_path, estimate_tokens, open_history
     from fluxdrive.launch.budget import estimate
 
     planned = [result.roster.agents[a.name] for a in result.agents if a.stage in (1, 2)]
@@ -586,8 +594,11 @@ def _enforce_budget(
     def past(agent: str, model: str | None, default: int) -> tuple[int, str]:
         if not database.exists():
             return default, "default"
-        with open_history(database) as connection:
-            return estimate_tokens(connection, agent, model.partition(":")[2] if model else None, default=default)
+        try:
+            with open_history(database) as connection:
+                return estimate_tokens(connection, agent, model.partition(":")[2] if model else None, default=default)
+        except HistoryUnavailableError:  # already said once by triage; estimate from the defaults
+            return default, "default"
 
     found = estimate(
         result.profile,
@@ -612,9 +623,7 @@ def _enforce_budget(
 
 def _record_history(manifest: RunManifest, target: Target, synthesis: Synthesis | None, notes: list[str]) -> None:
     """Add the run and its agent calls to the history database (a failure to record is a note, not an error)."""
-    import sqlite3
-
-    from fluxdrive.history import open_history, record_run
+    from fluxdrive.history import HistoryUnavailableError, open_history, record_run
 
     try:
         with open_history() as connection:
@@ -624,8 +633,8 @@ def _record_history(manifest: RunManifest, target: Target, synthesis: Synthesis 
                 project=str(Path(target.root).resolve()),
                 verdict=synthesis.verdict if synthesis else None,
             )
-    except (OSError, sqlite3.Error) as exc:
-        notes.append(f"history not recorded: {exc}")
+    except HistoryUnavailableError as exc:
+        notes.append(f"history not recorded: {exc.message}")
 
 
 def _write_stdout(text: str) -> None:
@@ -647,7 +656,7 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
     config = _config(options, Path(resolved.root))
     pool = _runtimes(options)
     pool.preflight(config, Path(resolved.root))  # the common case fails before anything is written
-    output_dir = output_dir_for(resolved, options.output_dir)
+    output_dir = claim_output_dir(output_dir_for(resolved, options.output_dir), resolved)
     progress = options.progress or Recorder()
     model_calls: list[dict[str, Any]] = []
     with run_lock(output_dir, command="review"):
@@ -672,7 +681,7 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
             write_outputs(result, output_dir)
             progress.close()
             return ReviewRun(None, output_dir, triage=result, approved=False)
-        isolate(output_dir)
+        isolate(output_dir, keep=[resolved.path] if resolved.path is not None else [])
         write_outputs(result, output_dir)
         write_input_copy(output_dir, resolved)
         progress.phase(

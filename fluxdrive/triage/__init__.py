@@ -19,7 +19,7 @@ __all__ = ["Triage", "render_table", "triage", "triage_target", "write_outputs"]
 def triage_target(target: Target, config: Config, *, use_cache: bool = True, history: Path | None = None) -> Triage:
     """Phase 1 for a classified input: profile, domains, trust, scores, stages."""
     from fluxdrive.agents import load_roster
-    from fluxdrive.history import trust_for
+    from fluxdrive.history import HistoryUnavailableError, trust_for
     from fluxdrive.triage.domains import detect_cached
     from fluxdrive.triage.profile import build_profile
 
@@ -27,5 +27,12 @@ def triage_target(target: Target, config: Config, *, use_cache: bool = True, his
     roster = load_roster(root)
     profile = build_profile(target)
     detection = detect_cached(root, config.domains, use_cache=use_cache)
-    trust = trust_for(str(root.resolve()), config.scoring, history)
-    return triage(target, profile, detection, roster, config, trust)
+    unavailable = None
+    try:
+        trust = trust_for(str(root.resolve()), config.scoring, history)
+    except HistoryUnavailableError as exc:  # history is auxiliary: every agent keeps full trust
+        trust, unavailable = {}, exc.one_line()
+    result = triage(target, profile, detection, roster, config, trust)
+    if unavailable:
+        result.notes.append(f"{unavailable}; trust multipliers not applied")
+    return result

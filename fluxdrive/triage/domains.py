@@ -135,7 +135,7 @@ def observe_layout(root: Path) -> Observations:
                     seen.directories.append(f"{entry.name}/{child.name}".lower())
     for folder in FILE_DIRS:
         base = root / folder if folder else root
-        seen.files.extend(e.name for e in _listdir(base) if e.is_file())
+        seen.files.extend(e.name for e in _listdir(base) if e.is_file(follow_symlinks=False))
     seen.dependencies = project_facts(root).dependencies
     return seen
 
@@ -150,7 +150,7 @@ def _source_files(directory: Path, limit: int) -> Iterator[Path]:
             if entry.is_dir(follow_symlinks=False):
                 if entry.name not in SKIP_DIRS and not entry.name.startswith("."):
                     queue.append(Path(entry.path))
-            elif entry.is_file() and language_of(entry.name) in CODE_LANGUAGES:
+            elif entry.is_file(follow_symlinks=False) and language_of(entry.name) in CODE_LANGUAGES:
                 yield Path(entry.path)
                 found += 1
                 if found >= limit:

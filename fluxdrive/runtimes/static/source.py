@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from fluxdrive._confine import read_confined, why_unreadable
+from fluxdrive.errors import InputError
 from fluxdrive.runtimes.static.rules import language_of
 
 DOCUMENT_SUFFIXES = {".md", ".markdown", ".mdx"}
@@ -164,32 +166,38 @@ def code_blocks(document: str, text: str) -> Iterator[Source]:
 
 @dataclass(frozen=True, slots=True)
 class LoadedSources:
-    """The sources to analyze, and what was skipped or repaired on the way."""
+    """The sources to analyze, and what was skipped or repaired on the way.
+
+    ``skipped`` pairs each file that was not analyzed with the reason (too
+    large, binary, a symlink out of the root, unreadable): reports list them,
+    so a file nobody looked at never passes for a clean one.
+    """
 
     sources: tuple[Source, ...]
     notes: tuple[str, ...]
     lines: int
+    skipped: tuple[tuple[str, str], ...] = ()
 
 
 def load_sources(root: Path, files: tuple[str, ...], *, max_bytes: int) -> LoadedSources:
-    """Read every file under ``root``; expand markdown code blocks."""
+    """Read every file under ``root`` (confined to it); expand markdown code blocks."""
     sources: list[Source] = []
     notes: list[str] = []
+    skipped: list[tuple[str, str]] = []
     total = 0
     root = Path(root)
     for relative in files:
-        path = root / relative
+        reason = why_unreadable(relative, root)
+        if reason is not None:
+            skipped.append((relative, reason))
+            continue
         try:
-            size = path.stat().st_size
-            if size > max_bytes:
-                notes.append(f"skipped {relative}: {size:,} bytes is over the {max_bytes:,}-byte limit")
-                continue
-            data = path.read_bytes()
-        except OSError as exc:
-            notes.append(f"skipped {relative}: {exc.strerror}")
+            data = read_confined(root / relative, root, "file", limit=max_bytes)
+        except InputError as exc:
+            skipped.append((relative, _skip_reason(exc, max_bytes)))
             continue
         if b"\x00" in data[:8192]:
-            notes.append(f"skipped binary file {relative}")
+            skipped.append((relative, "binary file"))
             continue
         text = data.decode("utf-8", errors="replace")
         if "\ufffd" in text and "\ufffd".encode() not in data:
@@ -199,4 +207,12 @@ def load_sources(root: Path, files: tuple[str, ...], *, max_bytes: int) -> Loade
         sources.append(Source(relative, text, language, relative))
         if language == "markdown":
             sources.extend(code_blocks(relative, text))
-    return LoadedSources(tuple(sources), tuple(notes), total)
+    notes.extend(f"skipped {path}: {why}" for path, why in skipped)
+    return LoadedSources(tuple(sources), tuple(notes), total, tuple(skipped))
+
+
+def _skip_reason(error: InputError, max_bytes: int) -> str:
+    if "too large" in error.message:
+        size = error.message.rsplit("(", 1)[-1].split(" bytes", 1)[0]
+        return f"{size} bytes, over the {max_bytes:,}-byte limit (static.max_file_bytes)"
+    return error.message

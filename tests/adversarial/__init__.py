@@ -1,0 +1,1 @@
+"""Attacks and accidents, reproduced for real: one module per surface (see tests/README.md)."""
