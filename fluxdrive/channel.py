@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from fluxdrive._clock import parse_timestamp, utc_timestamp
 from fluxdrive._confine import read_regular
+from fluxdrive._masking import scrub
 from fluxdrive._paths import AGENT_NAME, require_file
 from fluxdrive.errors import ChannelError, InputError
 
@@ -119,10 +120,10 @@ def make_finding(
             f"category {category!r} is not kebab-case",
             hint="use lowercase words joined by hyphens, e.g. auth-bypass",
         )
-    text = " ".join(summary.split())
+    text = " ".join(scrub(summary).split())
     if not text:
         raise ChannelError("summary is empty", hint="describe the finding in 1-2 sentences")
-    refs = tuple(ref.strip() for ref in file_refs if ref.strip())
+    refs = tuple(scrub(ref).strip() for ref in file_refs if ref.strip())
     return PeerFinding(
         severity=level,  # type: ignore[arg-type]
         agent=name,

@@ -321,7 +321,7 @@ def record_run(connection: sqlite3.Connection, manifest: RunManifest, *, project
         sum(c[6] for c in calls),
         sum(c[7] for c in calls),
         round(sum(c[8] for c in calls), 6),
-        int(extra.get("interrupted") is True),
+        int(manifest.interrupted),
     )
     with connection:  # one transaction: the old run and its calls go, the new ones land, or nothing changes
         connection.execute("DELETE FROM agent_calls WHERE run_id = ?", (manifest.run_id,))

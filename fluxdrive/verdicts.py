@@ -25,6 +25,7 @@ from fluxdrive._atomic import atomic_write_json
 from fluxdrive._clock import utc_timestamp
 from fluxdrive._columns import format_columns
 from fluxdrive._confine import read_confined
+from fluxdrive._masking import scrub
 from fluxdrive._paths import AGENT_NAME, require_directory
 from fluxdrive.errors import FluxdriveError, VerdictError
 
@@ -82,7 +83,7 @@ def verdicts_dir(output_dir: Path) -> Path:
 
 
 def _one_line(text: str) -> str:
-    line = " ".join(text.split())
+    line = " ".join(scrub(text).split())
     if len(line) > SUMMARY_MAX:
         line = line[: SUMMARY_MAX - 1].rstrip() + "\u2026"
     return line

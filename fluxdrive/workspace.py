@@ -34,6 +34,7 @@ from fluxdrive import _git
 from fluxdrive._atomic import atomic_write_text
 from fluxdrive._clock import utc_timestamp
 from fluxdrive._confine import confine
+from fluxdrive._masking import scrub
 from fluxdrive._paths import decode_utf8, require_directory
 from fluxdrive._project import find_project_root
 from fluxdrive.errors import InputError, UsageError
@@ -303,7 +304,7 @@ RUN_MARKER = ".fluxdrive-run"
 # What earlier versions (before the marker) left in a run directory: such a directory is adopted.
 _LEGACY_ARTIFACTS = re.compile(
     r"^(triage\.json|triage-table\.md|input-profile\.json|run\.json|findings\.json|findings\.sarif|summary\.md"
-    r"|peer-findings\.jsonl|input\.diff|verdicts|prompts|content|research|\.fluxdrive\.lock"
+    r"|peer-findings\.jsonl|input\.diff|verdicts|prompts|prompts-cli|content|research|\.reports|\.fluxdrive\.lock"
     r"|[a-z0-9][a-z0-9-]*\.md(\.partial)?|\..+\.tmp)$"
 )
 
@@ -435,8 +436,9 @@ _ISOLATED = (
     "prompts/*.md",
     "research/*.md",
     "content/*",
+    ".reports/*.md",
 )
-_LEFTOVERS = (".*.tmp", "verdicts/.*.tmp", "prompts/.*.tmp", "research/.*.tmp", "content/.*.tmp")
+_LEFTOVERS = (".*.tmp", "verdicts/.*.tmp", "prompts/.*.tmp", "research/.*.tmp", "content/.*.tmp", ".reports/.*.tmp")
 
 
 def isolate(output_dir: Path, *, keep: Sequence[Path] = ()) -> list[str]:
@@ -463,9 +465,9 @@ def isolate(output_dir: Path, *, keep: Sequence[Path] = ()) -> list[str]:
 
 
 def write_input_copy(output_dir: Path, target: Target) -> Path | None:
-    """Save a diff (or stdin) input as OUTPUT_DIR/input.diff so agents can read it."""
+    """Save a diff (or stdin) input as OUTPUT_DIR/input.diff so agents can read it (credentials masked)."""
     if target.diff_text is None:
         return None
     path = Path(output_dir) / "input.diff"
-    atomic_write_text(path, target.diff_text)
+    atomic_write_text(path, scrub(target.diff_text, detect=True))
     return path

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -56,6 +57,30 @@ def committed_copy(source: Path, destination: Path) -> Path:
             capture_output=True,
         )
     return destination
+
+
+_HOLD_LOCK = """
+import sys, time
+from pathlib import Path
+from fluxdrive.workspace import run_lock
+with run_lock(Path(sys.argv[1]), command="test holder"):
+    print("locked", flush=True)
+    time.sleep(120)
+"""
+
+
+@contextlib.contextmanager
+def hold_lock(directory: Path) -> Iterator[subprocess.Popen[str]]:
+    """Another process holding the run lock on ``directory``; killed (-9, by pid) when the block ends."""
+    holder = subprocess.Popen([sys.executable, "-c", _HOLD_LOCK, str(directory)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        yield holder
+    finally:
+        holder.kill()
+        holder.wait()
+        if holder.stdout is not None:
+            holder.stdout.close()
 
 
 @dataclass

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fluxdrive import channel
+from fluxdrive._masking import scrub
 from fluxdrive.errors import ChannelError, InputError
 
 
@@ -142,7 +143,7 @@ def test_parse_lines_never_raises(data: bytes) -> None:
 
 @settings(max_examples=100, deadline=None)
 @given(
-    summary=st.text(min_size=1, max_size=6000).filter(lambda s: s.strip()),
+    summary=st.text(min_size=1, max_size=6000).filter(lambda s: scrub(s).strip()),
     refs=st.lists(st.text(min_size=1, max_size=300).filter(lambda s: s.strip()), max_size=30),
 )
 def test_every_appended_line_fits_and_reads_back(
@@ -154,6 +155,7 @@ def test_every_appended_line_fits_and_reads_back(
     assert len(data) <= channel.PIPE_BUF
     (finding,) = channel.read(path).findings
     assert finding.agent == "fd-a"
+    assert "\x1b" not in finding.summary and all("\x1b" not in ref for ref in finding.file_refs)
 
 
 WRITER = """

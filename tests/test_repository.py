@@ -16,6 +16,7 @@ LEAVES = {
     "fluxdrive._atomic",
     "fluxdrive._clock",
     "fluxdrive._columns",
+    "fluxdrive._lifeline",
     "fluxdrive._masking",
     "fluxdrive._match",
     "fluxdrive.errors",
@@ -47,6 +48,7 @@ ALLOWED = {
         "fluxdrive",
         "fluxdrive._confine",
         "fluxdrive._paths",
+        "fluxdrive._project",
         "fluxdrive.channel",
         "fluxdrive.config",
         "fluxdrive.contracts",
@@ -65,7 +67,8 @@ ALLOWED = {
         "fluxdrive.synthesis",
         "fluxdrive.workspace",
     },
-    "fluxdrive.reports": LEAVES | {"fluxdrive", "fluxdrive.reports", "fluxdrive.synthesis", "fluxdrive.verdicts"},
+    "fluxdrive.reports": LEAVES
+    | {"fluxdrive", "fluxdrive.reports", "fluxdrive.synthesis", "fluxdrive.verdicts", "fluxdrive.errors"},
     # Checks are pure functions over syntax trees: nothing but their own framework.
     "fluxdrive.runtimes.static.checks": {"fluxdrive.runtimes.static.checks"},
     "fluxdrive.runtimes": LEAVES

@@ -11,11 +11,15 @@ mount: the machine, not fluxdrive; exit 2); anything unexpected prints one line 
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
+from types import FrameType
 
 import typer
 
+from fluxdrive._masking import scrub
 from fluxdrive.errors import EXIT_INTERRUPTED, EXIT_NO_VERDICT, EXIT_USAGE, FluxdriveError
 
 PROG = "fluxdrive"
@@ -29,9 +33,23 @@ def _usage_line(exc: typer.TyperException) -> str:
     return f"{PROG}: error: {where}: {message} (see '{where} --help')"
 
 
+def _terminate_like_interrupt(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM (a CI job cancelled, ``kill``, a supervisor stopping us) ends a run exactly like Ctrl-C:
+    agents get their stubs, what finished is synthesized, the lock is released. Whoever handles SIGINT
+    now - asyncio's runner mid-review, Python's default otherwise - handles this one too."""
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, frame)
+    else:
+        raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
     from fluxdrive.cli.app import app
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminate_like_interrupt)
 
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args or os.environ.get("FLUXDRIVE_DEBUG") == "1"
@@ -43,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FluxdriveError as exc:
         if debug:
             raise
-        sys.stderr.write(f"{PROG}: error: {exc.one_line()}\n")
+        sys.stderr.write(f"{PROG}: error: {scrub(exc.one_line())}\n")
         return exc.exit_code
     except typer.Exit as exc:
         return int(exc.exit_code or 0)
@@ -57,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if type(exc).__name__ == "NoArgsIsHelpError":
             sys.stdout.write(str(exc.format_message()) + "\n")
             return 0
-        sys.stderr.write(_usage_line(exc) + "\n")
+        sys.stderr.write(scrub(_usage_line(exc)) + "\n")
         return int(getattr(exc, "exit_code", EXIT_USAGE) or EXIT_USAGE)
     except BrokenPipeError:
         return 0
@@ -66,14 +84,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         where = f": {exc.filename}" if exc.filename else ""
         reason = exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
-        sys.stderr.write(f"{PROG}: error: {reason}{where} (hint: free space or fix permissions, then rerun)\n")
+        sys.stderr.write(
+            scrub(f"{PROG}: error: {reason}{where} (hint: free space or fix permissions, then rerun)") + "\n"
+        )
         return EXIT_USAGE
     except Exception as exc:
         if debug:
             raise
         sys.stderr.write(
-            f"{PROG}: internal error: {type(exc).__name__}: {' '.join(str(exc).split())} "
-            "(rerun with --debug for the traceback, and please report it)\n"
+            scrub(
+                f"{PROG}: internal error: {type(exc).__name__}: {' '.join(str(exc).split())} "
+                "(rerun with --debug for the traceback, and please report it)"
+            )
+            + "\n"
         )
         return EXIT_NO_VERDICT
     return result if isinstance(result, int) else 0

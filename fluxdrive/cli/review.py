@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from fluxdrive.cli._io import out, warn
-from fluxdrive.cli.synthesize import exit_for, fail_on_rank
+from fluxdrive.cli.synthesize import AllowIncomplete, exit_for, fail_on_rank
 from fluxdrive.cli.triage import TargetArg
 from fluxdrive.errors import EXIT_INTERRUPTED, UsageError
 
@@ -72,6 +72,7 @@ def review_command(
             help="Exit 1 at or above this verdict (default: config output.fail_on).",
         ),
     ] = None,
+    allow_incomplete: AllowIncomplete = False,
     output_format: Annotated[
         str, typer.Option("--format", metavar="console|json|markdown|sarif", help="What to print on stdout.")
     ] = "console",
@@ -164,4 +165,10 @@ def review_command(
     if run.interrupted:
         warn("interrupted: the report covers the agents that finished")
         raise typer.Exit(EXIT_INTERRUPTED)
-    exit_for(result.verdict, fail_on or (run.triage.config.output.fail_on if run.triage else "risky"))
+    output = run.triage.config.output if run.triage else None
+    exit_for(
+        result.verdict,
+        fail_on or (output.fail_on if output else "risky"),
+        incomplete=bool(result.incomplete),
+        allow_incomplete=allow_incomplete or bool(output and output.allow_incomplete),
+    )

@@ -21,12 +21,23 @@ def fail_on_rank(value: str) -> int:
     return FAIL_ON_RANK[value]
 
 
-def exit_for(verdict: str, fail_on: str) -> None:
-    """Exit 3 when no verdict was possible, 1 at or above --fail-on, else return."""
+def exit_for(verdict: str, fail_on: str, *, incomplete: bool = False, allow_incomplete: bool = False) -> None:
+    """Exit 3 when no verdict was possible, 1 at or above --fail-on or when the review is incomplete
+    (an agent failed, was cut off or could not be read) unless that is allowed, else return."""
     if verdict == "error":
         raise typer.Exit(EXIT_NO_VERDICT)
-    if VERDICT_RANK[verdict] >= fail_on_rank(fail_on):
+    if VERDICT_RANK[verdict] >= fail_on_rank(fail_on) or (incomplete and not allow_incomplete):
         raise typer.Exit(EXIT_FAIL_ON)
+
+
+AllowIncomplete = Annotated[
+    bool,
+    typer.Option(
+        "--allow-incomplete",
+        help="Do not fail when an agent failed, was cut off or wrote nothing readable (default: config "
+        "output.allow_incomplete).",
+    ),
+]
 
 
 def synthesize_command(
@@ -43,6 +54,7 @@ def synthesize_command(
             help="Exit 1 at or above this verdict (default: config output.fail_on).",
         ),
     ] = None,
+    allow_incomplete: AllowIncomplete = False,
 ) -> None:
     """Validate, deduplicate and converge the reports in OUTPUT_DIR; write findings.json, summary.md, findings.sarif."""
     from fluxdrive._project import find_project_root
@@ -61,4 +73,9 @@ def synthesize_command(
         out(render_console(result, files, budget=config.output.stdout_budget_chars, verbose=verbose))
     for note in result.notes:
         warn(note)
-    exit_for(result.verdict, fail_on or config.output.fail_on)
+    exit_for(
+        result.verdict,
+        fail_on or config.output.fail_on,
+        incomplete=bool(result.incomplete),
+        allow_incomplete=allow_incomplete or config.output.allow_incomplete,
+    )

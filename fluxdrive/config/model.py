@@ -206,6 +206,9 @@ class OutputConfig(_Section):
     fail_on: Literal["risky", "needs-changes", "never"] = Field(
         "risky", description="verdict at or above which the exit code is 1"
     )
+    allow_incomplete: bool = Field(
+        False, description="an incomplete review (an agent failed or was cut off) does not make the exit code 1"
+    )
 
 
 def _default_budgets() -> dict[str, int]:

@@ -27,12 +27,15 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import hashlib
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
 from fluxdrive._atomic import fsync_directory
+from fluxdrive._masking import scrub
 from fluxdrive.contracts.findings_index import render_error_stub
 
 SENTINEL = "<!-- flux-drive:complete -->"
@@ -106,7 +109,7 @@ class AgentOutputWriter:
 
     def __enter__(self) -> AgentOutputWriter:
         self.output_dir.mkdir(parents=True, exist_ok=True)
-        self._handle = os.open(self.partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        self._handle = os.open(self.partial, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
         return self
 
     def write(self, text: str) -> None:
@@ -122,9 +125,15 @@ class AgentOutputWriter:
             self._last = data[-1:]
 
     def complete(self) -> Path:
-        """Append the sentinel, fsync, and rename the partial into place."""
+        """Scrub the report, append the sentinel, fsync, and rename the partial into place.
+
+        The scrub happens here because every report passes here - a model's,
+        a CLI's, a static agent's, an error stub: credentials it quotes and
+        terminal escapes it holds never reach ``<agent>.md``.
+        """
         if self._handle is None:
             raise RuntimeError("writer is not open")
+        self._scrub()
         if self._last not in (b"", b"\n"):
             self.write("\n")
         self.write(SENTINEL + "\n")
@@ -134,6 +143,19 @@ class AgentOutputWriter:
         os.replace(self.partial, self.final)
         fsync_directory(self.output_dir)
         return self.final
+
+    def _scrub(self) -> None:
+        assert self._handle is not None
+        size = os.fstat(self._handle).st_size
+        raw = os.pread(self._handle, size, 0)
+        text = raw.decode("utf-8", errors="replace")
+        clean = scrub(text, detect=True)
+        if clean != text or raw.decode("utf-8", errors="ignore") != text:
+            data = clean.encode("utf-8")
+            os.ftruncate(self._handle, 0)
+            os.pwrite(self._handle, data, 0)
+            os.lseek(self._handle, len(data), os.SEEK_SET)
+            self._last = data[-1:]
 
     def __exit__(
         self,
@@ -152,6 +174,44 @@ def write_agent_output(output_dir: Path, agent: str, text: str) -> Path:
     with AgentOutputWriter(output_dir, agent) as writer:
         writer.write(text)
         return writer.complete()
+
+
+FROZEN_DIR = ".reports"
+
+
+def frozen_path(output_dir: Path, agent: str) -> Path:
+    """``OUTPUT_DIR/.reports/<agent>.md``: the report as it was when the agent's run ended."""
+    return Path(output_dir) / FROZEN_DIR / f"{agent}.md"
+
+
+def freeze_report(output_dir: Path, agent: str) -> str | None:
+    """Keep a private copy of the agent's finished report; return its sha256 (None without a report).
+
+    Why: a tool's grandchild that escaped its process group could still
+    rewrite ``<agent>.md`` after the agent was done - even after the verdict
+    was printed. Synthesis reads the copy made here (when run.json's
+    ``report_sha256`` matches it), so a late writer cannot change a
+    finished verdict; it can only earn a note.
+    """
+    final = output_path(output_dir, agent)
+    try:
+        data = final.read_bytes()
+    except OSError:
+        return None
+    copy = frozen_path(output_dir, agent)
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{copy.name}.", suffix=".tmp", dir=copy.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, copy)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    return hashlib.sha256(data).hexdigest()
 
 
 def write_error_stub(output_dir: Path, agent: str, message: str) -> Path:

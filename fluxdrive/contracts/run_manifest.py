@@ -112,6 +112,7 @@ class AgentRecord(_Model):
     slice: SliceRecord = Field(default_factory=SliceRecord)
     usage: UsageRecord = Field(default_factory=UsageRecord)
     finished_at: str | None = None
+    report_sha256: str | None = None  # the report as it was when the agent's run ended (.reports/<agent>.md)
 
 
 class ResearchRecord(_Model):
@@ -134,6 +135,24 @@ class ModelCallRecord(_Model):
     usage: UsageRecord = Field(default_factory=UsageRecord)
 
 
+class SkippedFile(_Model):
+    """A file the review did not cover, and why (over the size limit, binary, a symlink out of the root...).
+
+    ``agents`` empty: left out before dispatch, so no agent saw it.
+    """
+
+    path: str
+    reason: str
+    agents: list[str] = Field(default_factory=list)
+
+
+class FilesRecord(_Model):
+    """How much of the input the agents could review."""
+
+    reviewed: int = 0
+    skipped: list[SkippedFile] = Field(default_factory=list)
+
+
 class RunManifest(_Model):
     """The whole of run.json."""
 
@@ -148,6 +167,8 @@ class RunManifest(_Model):
     agents: dict[str, AgentRecord] = Field(default_factory=dict)
     research: list[ResearchRecord] = Field(default_factory=list)
     model_calls: list[ModelCallRecord] = Field(default_factory=list)
+    interrupted: bool = False
+    files: FilesRecord = Field(default_factory=FilesRecord)
 
     @property
     def launched(self) -> list[str]:

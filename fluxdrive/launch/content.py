@@ -12,12 +12,14 @@ findings are limited to the added lines (in the new file's numbering).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from fluxdrive._confine import why_unreadable
 from fluxdrive.launch.slicing import ContentPlan
 from fluxdrive.runtimes import ReviewContent
-from fluxdrive.workspace import Target, review_files
+from fluxdrive.workspace import Target, list_files
 
 
 def added_lines(diff_text: str) -> dict[str, frozenset[int]]:
@@ -41,6 +43,7 @@ class ContentBuilder:
         self.plan = plan
         self.root = Path(target.root).resolve()
         self.notes: list[str] = []
+        self.skipped: list[tuple[str, str]] = []  # (file, why): left out before any agent saw it
         self._files: tuple[str, ...] | None = None
         self._changed: dict[str, frozenset[int]] | None = None
 
@@ -50,15 +53,25 @@ class ContentBuilder:
         if self._files is None:
             if self.target.kind == "diff":
                 changed = self.changed
-                present = tuple(p for p in changed if (self.root / p).is_file())
-                missing = sorted(set(changed) - set(present))
+                present = []
+                for name in changed:
+                    if not os.path.lexists(self.root / name):
+                        continue
+                    reason = why_unreadable(name, self.root)
+                    if reason is None:
+                        present.append(name)
+                    else:
+                        self.skipped.append((name, reason))
+                missing = sorted(set(changed) - set(present) - {n for n, _ in self.skipped})
                 if missing:
                     shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
                     self.notes.append(f"not in the working tree, so not analyzed offline: {shown}")
-                self._files = present
+                self._files = tuple(present)
             else:
                 assert self.target.path is not None
-                self._files = review_files(self.target.path, self.root)
+                listed = list_files(self.target.path, self.root)
+                self.skipped.extend(listed.skipped)
+                self._files = listed.files
         return self._files
 
     @property

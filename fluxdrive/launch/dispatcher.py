@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import functools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,6 +31,7 @@ from fluxdrive.runtimes import AgentResult, AgentTask, Outcome, Runtime, Usage, 
 from fluxdrive.runtimes.guard import record_verdict, summarize_output
 
 RETRYABLE = (Outcome.ERROR, Outcome.TIMEOUT)
+MIN_RETRY_SHARE = 0.1  # less than this share of the deadline left: keep the failure instead of a doomed retry
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,11 +120,21 @@ async def run_stage(
         try:
             progress.started(name)
             agent_started = time.monotonic()
+            deadline = launch.task.deadline_s
             for attempt in range(retries + 1):
                 attempts[name] = attempt + 1
-                result, at = await _attempt(launch, monitor)
-                if result.outcome not in RETRYABLE or attempt == retries:
-                    break
+                left = deadline if deadline is None or attempt == 0 else deadline - (time.monotonic() - agent_started)
+                task = dataclasses.replace(
+                    launch.task, deadline_s=left, notify=functools.partial(progress.waiting, name)
+                )
+                result, at = await _attempt(Launch(task, launch.runtime), monitor)
+                left = None if deadline is None else deadline - (time.monotonic() - agent_started)
+                if (
+                    result.outcome not in RETRYABLE
+                    or attempt == retries
+                    or (left is not None and deadline is not None and left < deadline * MIN_RETRY_SHARE)
+                ):
+                    break  # one deadline covers every attempt: a retry never doubles the wait
                 progress.retrying(name, result.error or result.outcome.value)
             results[name] = result
             registered[name] = at

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Protocol
 
+from fluxdrive._masking import scrub
+
 if TYPE_CHECKING:
     from rich.table import Table
 
@@ -34,6 +36,9 @@ class Progress(Protocol):
 
     def retrying(self, agent: str, reason: str) -> None:
         """An agent failed and runs once more."""
+
+    def waiting(self, agent: str, reason: str) -> None:
+        """An agent is still running but waiting on something (a provider retry after "connection refused")."""
 
     def finished(self, agent: str, outcome: str, seconds: float, summary: str) -> None:
         """An agent's report is registered (whatever the outcome)."""
@@ -63,6 +68,9 @@ class Recorder:
     def retrying(self, agent: str, reason: str) -> None:
         self.events.append(("retrying", agent, reason))
 
+    def waiting(self, agent: str, reason: str) -> None:
+        self.events.append(("waiting", agent, reason))
+
     def finished(self, agent: str, outcome: str, seconds: float, summary: str) -> None:
         self.events.append(("finished", agent, outcome))
 
@@ -83,7 +91,7 @@ class PlainProgress:
         self.started_at = time.monotonic()
 
     def _line(self, text: str) -> None:
-        self.stream.write(text + "\n")
+        self.stream.write(scrub(text) + "\n")
         self.stream.flush()
 
     def phase(self, text: str) -> None:
@@ -98,6 +106,9 @@ class PlainProgress:
 
     def retrying(self, agent: str, reason: str) -> None:
         self._line(f"{agent} failed ({reason}); retrying once")
+
+    def waiting(self, agent: str, reason: str) -> None:
+        self._line(f"{agent}: {reason}")
 
     def finished(self, agent: str, outcome: str, seconds: float, summary: str) -> None:
         self.done += 1
@@ -138,6 +149,7 @@ class LiveProgress:
 
     def _render(self) -> Table:
         from rich.table import Table
+        from rich.text import Text
 
         table = Table(title=f"[{self.done}/{self.total} agents complete]", title_justify="left", expand=False)
         for column in ("agent", "state", "time", "summary"):
@@ -145,11 +157,11 @@ class LiveProgress:
         now = time.monotonic()
         for agent, (state, seconds, summary) in self.rows.items():
             shown = seconds if state != "running" else f"{now - self.started_at.get(agent, now):.1f} s"
-            table.add_row(agent, state, shown, summary)
+            table.add_row(*(Text(scrub(cell)) for cell in (agent, state, shown, summary)))
         return table
 
     def phase(self, text: str) -> None:
-        self.console.print(text)
+        self.console.print(scrub(text), markup=False, highlight=False)
 
     def stage(self, stage: int, agents: Sequence[str]) -> None:
         self.total += len(agents)
@@ -165,6 +177,9 @@ class LiveProgress:
     def retrying(self, agent: str, reason: str) -> None:
         self.started_at[agent] = time.monotonic()
         self.rows[agent] = ["retrying", "", reason[:60]]
+
+    def waiting(self, agent: str, reason: str) -> None:
+        self.rows[agent] = ["running", "", reason[:70]]
 
     def finished(self, agent: str, outcome: str, seconds: float, summary: str) -> None:
         self.done += 1

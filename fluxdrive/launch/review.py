@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import os
 import sys
 import time
@@ -23,8 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from fluxdrive._atomic import atomic_write_json
+from fluxdrive._atomic import atomic_write_text
 from fluxdrive._clock import utc_timestamp
+from fluxdrive._masking import scrub
 from fluxdrive._threads import in_daemon_thread
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import Config
@@ -252,13 +254,15 @@ class _Launcher:
         content_path = piece.content_path if piece else self.plan.shared_path
         note = piece.reason if piece and piece.mode == "sliced" else "You receive the full content."
         criteria = merged_criteria(agent.name, self.triage.domains, self.config.domains.max_injected)
-        prompt = render_prompt(
-            agent,
-            context,
-            content_path=content_path,
-            slice_note=note,
-            domain_criteria=render_criteria(criteria),
-            knowledge=self.knowledge.for_agent(agent),
+        prompt = scrub(  # what reaches a provider, or a CLI, carries no credential
+            render_prompt(
+                agent,
+                context,
+                content_path=content_path,
+                slice_note=note,
+                domain_criteria=render_criteria(criteria),
+                knowledge=self.knowledge.for_agent(agent),
+            )
         )
         save_prompt(self.output_dir, agent.name, prompt)
         runtime = self.runtimes.for_agent(agent, self.config)
@@ -451,6 +455,8 @@ class _Launcher:
             if result is not None:
                 entry["provenance"] = result.provenance.record()
                 entry["usage"] = result.usage.record()
+                if result.report_sha256:
+                    entry["report_sha256"] = result.report_sha256
                 if result.error:
                     entry["error"] = result.error
             agents[name] = entry
@@ -480,9 +486,18 @@ class _Launcher:
             "expansion": _decision_json(self.decision, self.chosen),
             "phases": self.phases,
             "interrupted": interrupted,
+            "files": {"reviewed": len(self.content.files), "skipped": self._skipped_files()},
             "notes": [*self.notes, *self.content.notes],
         }
         return data
+
+    def _skipped_files(self) -> list[dict[str, Any]]:
+        """Every file left out (before dispatch, or by an agent that could not read it), with who and why."""
+        found: dict[tuple[str, str], set[str]] = {(path, why): set() for path, why in self.content.skipped}
+        for name, result in self.results.items():
+            for path, why in result.skipped:
+                found.setdefault((path, why), set()).add(name)
+        return [{"path": p, "reason": r, "agents": sorted(a)} for (p, r), a in sorted(found.items())]
 
 
 def _dropout_json(dropout: Dropout | None) -> dict[str, Any] | None:
@@ -637,6 +652,11 @@ def _record_history(manifest: RunManifest, target: Target, synthesis: Synthesis 
         notes.append(f"history not recorded: {exc.message}")
 
 
+def _write_manifest(output_dir: Path, data: dict[str, Any]) -> None:
+    """run.json, scrubbed: agents' error messages may quote a provider's answer (and the key it echoed)."""
+    atomic_write_text(output_dir / RUN_FILE, scrub(json.dumps(data, indent=2, ensure_ascii=False)) + "\n")
+
+
 def _write_stdout(text: str) -> None:
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
@@ -718,7 +738,7 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
         synthesis: Synthesis | None = None
         files: list[Path] = []
         if any(launcher.launched):
-            atomic_write_json(output_dir / RUN_FILE, data)
+            _write_manifest(output_dir, data)
             from fluxdrive.reports import write_reports
 
             synthesis = synthesize(output_dir, config)
@@ -735,7 +755,7 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
             files = write_reports(synthesis)
         data["phases"]["synthesis"] = round(time.monotonic() - started, 3)
         data["phases"]["total"] = round(time.monotonic() - began, 3)
-        atomic_write_json(output_dir / RUN_FILE, data)
+        _write_manifest(output_dir, data)
         manifest = RunManifest.model_validate(data)
         _record_history(manifest, resolved, synthesis, data["notes"])
         return ReviewRun(

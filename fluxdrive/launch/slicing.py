@@ -82,6 +82,7 @@ from pathlib import Path
 from typing import Literal
 
 from fluxdrive._atomic import atomic_write_text
+from fluxdrive._masking import scrub
 from fluxdrive._match import Finder, Text, glob_match, keyword_pattern, word_pattern
 from fluxdrive.agents.definition import NAME_PATTERN, AgentDefinition
 from fluxdrive.config.model import SlicingConfig
@@ -427,7 +428,7 @@ def _write_shared_diff(output_dir: Path, target: Target) -> Path:
         current = path.read_bytes()
     except OSError:
         current = None
-    if current != (target.diff_text or "").encode("utf-8"):
+    if current != scrub(target.diff_text or "", detect=True).encode("utf-8"):
         write_input_copy(output_dir, target)
     return path
 
@@ -446,7 +447,7 @@ def _diff_slice(
     if covered is not None:
         return _full(name, shared, covered, priority=priority, total=total)
     path = output_dir / CONTENT_DIR / f"{name}.diff"
-    atomic_write_text(path, _render_diff_slice(index.files, set(chosen)))
+    atomic_write_text(path, scrub(_render_diff_slice(index.files, set(chosen)), detect=True))
     files = tuple(index.files[i].path for i in chosen)
     reason = f"sliced: {len(files):,} of {_plural(len(index.files), 'file')} ({priority:,} of {total:,} changed lines)"
     return Slice(name, "sliced", path, files=files, reason=reason, priority_lines=priority, total_lines=total)
@@ -571,7 +572,8 @@ def _document_slice(agent: AgentDefinition, doc: _Document, output_dir: Path, co
     if covered is not None:
         return _full(name, doc.path, covered, priority=priority, total=total)
     path = output_dir / CONTENT_DIR / f"{name}.md"
-    atomic_write_text(path, _render_document_slice(doc.lines, sent, [p for p in doc.parts if p.start not in starts]))
+    rendered = _render_document_slice(doc.lines, sent, [p for p in doc.parts if p.start not in starts])
+    atomic_write_text(path, scrub(rendered, detect=True))
     numbers = frozenset(n for p in sent for n in range(p.start, p.end + 1))
     titles = tuple(dict.fromkeys(p.title for p in sent))
     reason = f"sliced: {len(chosen):,} of {_plural(len(doc.parts), 'section')} ({priority:,} of {total:,} lines)"
@@ -625,5 +627,5 @@ def _write_listing(profile: InputProfile, output_dir: Path) -> Path:
         )
         out.append(f"- … and {more} ({_plural(rest, 'line')}) not listed")
     path = output_dir / CONTENT_DIR / LISTING_FILE
-    atomic_write_text(path, "\n".join(out) + "\n")
+    atomic_write_text(path, scrub("\n".join(out) + "\n"))
     return path

@@ -49,6 +49,14 @@ def _footer(result: Synthesis, files: list[Path]) -> list[str]:
     return lines
 
 
+def skipped_line(result: Synthesis) -> str:
+    """``Not reviewed: 2 file(s) - big.py (2,100,000 bytes, over ...); ...`` (the full list is in summary.md)."""
+    skipped = result.skipped_files
+    shown = "; ".join(f"{f.path} ({f.reason})" for f in skipped[:3])
+    more = f"; and {len(skipped) - 3} more (see summary.md)" if len(skipped) > 3 else ""
+    return f"Not reviewed: {len(skipped)} file(s) - {shown}{more}"[:500]
+
+
 def agent_lines(result: Synthesis, seconds: Mapping[str, float] | None = None) -> list[str]:
     """One compact line per agent: status, what it found, how long it took."""
     lines = ["Agents:"]
@@ -88,9 +96,12 @@ def render_console(
         head.append(
             f"Early stop: {len(result.skipped_agents)} Stage 2 agent(s) not launched; convergence counts Stage 1 only"
         )
-    failed = [f"{a} ({o.reason})" for a, o in result.outputs.items() if o.failed]
-    if failed:
-        head.append("Failed: " + "; ".join(failed)[:300])
+    incomplete = result.incomplete
+    if incomplete:
+        head[0] += " - INCOMPLETE"
+        head.append("Incomplete: " + "; ".join(incomplete)[:400])
+    if result.skipped_files:
+        head.append(skipped_line(result))
     head.extend(agents)
     footer = _footer(result, files)
     used = sum(len(line) + 1 for line in head + footer)

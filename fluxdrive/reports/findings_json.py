@@ -128,6 +128,14 @@ class ConflictOut(_Out):
     text: str
 
 
+class SkippedFileOut(_Out):
+    """A file the review did not cover (agents empty: left out before dispatch)."""
+
+    path: str
+    reason: str
+    agents: list[str]
+
+
 class FindingsDocument(_Out):
     """The whole of findings.json."""
 
@@ -137,6 +145,8 @@ class FindingsDocument(_Out):
     input: str
     input_type: str
     verdict: Literal["safe", "needs-changes", "risky", "error"]
+    complete: bool = Field(description="false: an agent failed or was cut off, or input could not be read")
+    incomplete_reasons: list[str]
     counts: dict[Severity, int]
     validation: str
     agents_launched: list[str]
@@ -151,6 +161,7 @@ class FindingsDocument(_Out):
     content_routing_active: bool
     timeline: TimelineOut
     conflicts: list[ConflictOut]
+    skipped_files: list[SkippedFileOut]
     notes: list[str]
     synthesis_timestamp: str
 
@@ -200,6 +211,8 @@ def build_document(result: Synthesis) -> FindingsDocument:
         input=result.input,
         input_type=result.input_type,
         verdict=result.verdict,
+        complete=not result.incomplete,
+        incomplete_reasons=result.incomplete,
         counts=result.counts(),
         validation=result.validation_line,
         agents_launched=result.agents_launched,
@@ -261,6 +274,7 @@ def build_document(result: Synthesis) -> FindingsDocument:
             ],
         ),
         conflicts=[ConflictOut(kind=c.kind, finding=c.finding, text=c.text) for c in result.conflicts],
+        skipped_files=[SkippedFileOut(path=f.path, reason=f.reason, agents=f.agents) for f in result.skipped_files],
         notes=result.notes,
         synthesis_timestamp=result.synthesis_timestamp,
     )

@@ -41,7 +41,7 @@ def _header(result: Synthesis) -> list[str]:
     lines = [
         f"# fluxdrive review: {result.input}",
         "",
-        f"**Verdict: {result.verdict}** ({shown})",
+        f"**Verdict: {result.verdict}** ({shown})" + (" — **incomplete**" if result.incomplete else ""),
         "",
         f"- Reviewed: {result.reviewed} ({result.input_type})",
         f"- Agents: {len(result.agents_launched)} launched, {len(result.agents_completed)} completed"
@@ -54,7 +54,13 @@ def _header(result: Synthesis) -> list[str]:
         lines.append(
             "- Content routing was active: convergence counts only agents that received each finding's content"
         )
+    lines += [f"- Incomplete: {reason}" for reason in result.incomplete]
     lines += [f"- Note: {note}" for note in result.notes]
+    if result.skipped_files:
+        lines += ["", f"## Not Reviewed ({len(result.skipped_files)} file(s))", ""]
+        for left in result.skipped_files:
+            who = f" — skipped by {', '.join(left.agents)}" if left.agents else " — left out before dispatch"
+            lines.append(f"- `{left.path}`: {left.reason}{who}")
     return lines
 
 

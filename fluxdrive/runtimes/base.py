@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import abc
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -62,6 +62,8 @@ class AgentTask:
     config: Config
     deadline_s: float | None = None
     stage: int = 1
+    # Tells the person watching why the agent is waiting ("retrying (connection refused)"); set by the dispatcher.
+    notify: Callable[[str], None] | None = None
 
 
 class Outcome(enum.Enum):
@@ -121,6 +123,8 @@ class AgentResult:
     usage: Usage = field(default_factory=Usage)
     error: str | None = None
     notes: tuple[str, ...] = ()
+    skipped: tuple[tuple[str, str], ...] = ()  # (file, why): content the agent could not review
+    report_sha256: str | None = None  # of the report as it was when the run ended (the frozen copy)
 
 
 class Runtime(abc.ABC):

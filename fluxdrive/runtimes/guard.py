@@ -16,14 +16,18 @@ import dataclasses
 import time
 
 from fluxdrive import verdicts
+from fluxdrive._masking import scrub
 from fluxdrive.contracts import (
     OutputStatus,
     classify_output,
+    freeze_report,
     output_path,
     settle,
     write_error_stub,
 )
 from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Runtime, Usage
+
+CANCEL_GRACE_S = 5.0  # after its deadline, a run may take this long to clean up; then it is abandoned
 
 
 def summarize_output(task: AgentTask) -> tuple[str, str]:
@@ -45,8 +49,9 @@ def summarize_output(task: AgentTask) -> tuple[str, str]:
     return status, f"{shown}{headline}"
 
 
-def record_verdict(task: AgentTask, result: AgentResult) -> None:
-    """Write the agent's verdict record from its report on disk."""
+def record_verdict(task: AgentTask, result: AgentResult) -> AgentResult:
+    """The agent is done: freeze its report (a private copy synthesis reads), write its verdict record."""
+    sha = freeze_report(task.output_dir, task.agent.name)
     status, summary = summarize_output(task)
     verdicts.write_verdict(
         task.output_dir,
@@ -57,6 +62,7 @@ def record_verdict(task: AgentTask, result: AgentResult) -> None:
         tokens=result.usage.tokens,
         cost_usd=result.usage.cost_usd,
     )
+    return dataclasses.replace(result, report_sha256=sha)
 
 
 def _failed(task: AgentTask, runtime: Runtime, outcome: Outcome, message: str, started: float) -> AgentResult:
@@ -70,6 +76,40 @@ def _failed(task: AgentTask, runtime: Runtime, outcome: Outcome, message: str, s
     )
 
 
+def _consume(future: asyncio.Future[AgentResult]) -> None:
+    """Retrieve an abandoned run's outcome so asyncio does not log it as never retrieved."""
+    if not future.cancelled():
+        future.exception()
+
+
+async def _within(runtime: Runtime, task: AgentTask, seconds: float) -> AgentResult:
+    """``runtime.run(task)``, or TimeoutError after ``seconds`` - a hard deadline.
+
+    ``asyncio.wait_for`` waits for the cancelled run to finish; a runtime
+    stuck in a tool that ignores cancellation would hold the whole review.
+    Here the run gets ``CANCEL_GRACE_S`` to clean up after the deadline
+    (kill its process group, close its connections) and is then abandoned.
+    """
+    inner = asyncio.ensure_future(runtime.run(task))
+    try:
+        done, _pending = await asyncio.wait({inner}, timeout=seconds)
+    except asyncio.CancelledError:
+        inner.cancel()
+        await asyncio.wait({inner}, timeout=CANCEL_GRACE_S)
+        if not inner.done():
+            inner.add_done_callback(_consume)
+        raise
+    if inner in done:
+        return inner.result()
+    inner.cancel()
+    await asyncio.wait({inner}, timeout=CANCEL_GRACE_S)
+    if not inner.done():
+        inner.add_done_callback(_consume)
+    elif not inner.cancelled() and inner.exception() is None:
+        return inner.result()  # it finished in the grace period after all
+    raise TimeoutError
+
+
 async def run_guarded(runtime: Runtime, task: AgentTask) -> AgentResult:
     """Run ``task`` on ``runtime``; never raise except on cancellation."""
     started = time.monotonic()
@@ -78,7 +118,7 @@ async def run_guarded(runtime: Runtime, task: AgentTask) -> AgentResult:
         if task.deadline_s is None:
             result = await runtime.run(task)
         else:
-            result = await asyncio.wait_for(runtime.run(task), timeout=task.deadline_s)
+            result = await _within(runtime, task, task.deadline_s)
         settle(task.output_dir, name, reason="finished without completing its report")
     except TimeoutError:
         reason = f"timed out after {task.deadline_s:g} s"
@@ -92,8 +132,7 @@ async def run_guarded(runtime: Runtime, task: AgentTask) -> AgentResult:
         record_verdict(task, _failed(task, runtime, Outcome.CANCELLED, "cancelled", started))
         raise
     except Exception as exc:  # the guard's whole job: any failure becomes a stub
-        message = f"{type(exc).__name__}: {' '.join(str(exc).split()) or 'no message'}"
+        message = scrub(f"{type(exc).__name__}: {' '.join(str(exc).split()) or 'no message'}")
         write_error_stub(task.output_dir, name, message)
         result = _failed(task, runtime, Outcome.ERROR, message, started)
-    record_verdict(task, result)
-    return result
+    return record_verdict(task, result)

@@ -10,13 +10,18 @@ malformed ones with no usable index go through the prose fallback.
 
 from __future__ import annotations
 
+import hashlib
 import re
+import stat
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from fluxdrive._clock import parse_timestamp
-from fluxdrive.contracts import OutputStatus, classify_text, is_partial_recovery, partial_path
+from fluxdrive._confine import is_inside
+from fluxdrive._masking import scrub
+from fluxdrive.contracts import OutputStatus, classify_text, is_partial_recovery, output_path, partial_path
+from fluxdrive.contracts.completion import FROZEN_DIR, frozen_path
 from fluxdrive.contracts.outputs import read_head_and_tail
 from fluxdrive.contracts.run_manifest import AgentRecord, RunManifest
 from fluxdrive.synthesis.model import UNKNOWN_PROVENANCE, AgentOutput, RawFinding
@@ -154,17 +159,68 @@ def _output(
     )
 
 
+def _refused(path: Path, root: Path | None) -> str | None:
+    """Why a report file may not be read: a symlink out of the project, a loop, a FIFO or a device."""
+    if root is not None and not is_inside(path, root):
+        return f"refused: {path.name} resolves outside the project root"
+    try:
+        regular = stat.S_ISREG(path.stat().st_mode)
+    except OSError as exc:
+        return f"unreadable: {exc.strerror}"
+    return None if regular else f"refused: {path.name} is not a regular file"
+
+
+def _read(path: Path) -> tuple[str, bool, bool]:
+    """A report's head (scrubbed: it may come from anywhere), whether it holds the sentinel, whether it was cut."""
+    text, sentinel, cut = read_head_and_tail(path)
+    return scrub(text, detect=True), sentinel, cut
+
+
+def frozen_report(output_dir: Path, agent: str, record: AgentRecord | None) -> tuple[Path | None, str | None]:
+    """The private copy of ``agent``'s report to read instead of ``<agent>.md``, and a note when they differ.
+
+    The copy counts only when run.json recorded its sha256 at completion and
+    it still matches; a ``<agent>.md`` changed after that (a late writer)
+    does not change the verdict.
+    """
+    if record is None or not record.report_sha256:
+        return None, None
+    copy = frozen_path(output_dir, agent)
+    try:
+        data = copy.read_bytes()
+    except OSError:
+        return None, None
+    if hashlib.sha256(data).hexdigest() != record.report_sha256:
+        return None, f"{FROZEN_DIR}/{agent}.md does not match run.json; reading {agent}.md"
+    try:
+        public = output_path(output_dir, agent).read_bytes()
+    except OSError:
+        public = b""
+    note = None
+    if public != data:
+        note = f"{agent}.md changed after the agent finished; the report as finished ({FROZEN_DIR}/{agent}.md) is used"
+    return copy, note
+
+
 def collect_agent(
-    output_dir: Path, agent: str, path: Path | None, manifest: RunManifest | None, run_id: str
+    output_dir: Path,
+    agent: str,
+    path: Path | None,
+    manifest: RunManifest | None,
+    run_id: str,
+    root: Path | None = None,
 ) -> AgentOutput:
-    """Validate one agent's report and collect its findings."""
+    """Validate one agent's report and collect its findings (reading only inside ``root``)."""
     record = manifest.agents.get(agent) if manifest else None
     if path is None:
         candidate = partial_path(output_dir, agent)
         if not candidate.is_file():
             outcome = record.outcome if record else "never started"
             return _output(agent, None, OutputStatus.MISSING, f"no report ({outcome})", record)
-        text, sentinel, _cut = read_head_and_tail(candidate)
+        refused = _refused(candidate, root)
+        if refused:
+            return _output(agent, None, OutputStatus.MISSING, refused, record)
+        text, sentinel, _cut = _read(candidate)
         if not text.strip():
             return _output(agent, candidate, OutputStatus.ERROR, "timed out before writing any output", record)
         status, reason, partial, findings = _from_index(agent, text, not sentinel)
@@ -174,7 +230,11 @@ def collect_agent(
         return _output(
             agent, candidate, status, reason, record, partial=partial, findings=findings, text=text, finished=finished
         )
-    text, sentinel, _cut = read_head_and_tail(path)
+    refused = _refused(path, root)
+    if refused:
+        return _output(agent, None, OutputStatus.MISSING, refused, record)
+    frozen, _note = frozen_report(output_dir, agent, record)
+    text, sentinel, _cut = _read(frozen or path)
     uuid = _RUN_UUID.search(text[:500])
     if run_id and uuid and uuid.group(1) != run_id:
         return _output(agent, path, OutputStatus.MISSING, f"foreign report from run {uuid.group(1)}", record)

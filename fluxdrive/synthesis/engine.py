@@ -18,13 +18,15 @@ from pathlib import Path
 
 from fluxdrive import channel
 from fluxdrive._clock import utc_timestamp
+from fluxdrive._confine import is_inside
 from fluxdrive._paths import require_directory
+from fluxdrive._project import find_project_root
 from fluxdrive.config.model import Config
 from fluxdrive.contracts import OutputStatus, derive_verdict
-from fluxdrive.contracts.run_manifest import ManifestError, RunManifest, load_manifest
-from fluxdrive.errors import FluxdriveError, ReviewError
+from fluxdrive.contracts.run_manifest import ManifestError, RunManifest, SkippedFile, load_manifest
+from fluxdrive.errors import FluxdriveError, InputError, ReviewError
 from fluxdrive.synthesis import convergence, timeline
-from fluxdrive.synthesis.collect import collect_agent, discover
+from fluxdrive.synthesis.collect import collect_agent, discover, frozen_report
 from fluxdrive.synthesis.dedup import Cluster, Similarity, deduplicate, normalize_title
 from fluxdrive.synthesis.model import SEVERITY_ORDER, AgentOutput, Conflict, Finding
 from fluxdrive.synthesis.prose import recommendations
@@ -51,6 +53,35 @@ class Synthesis:
     notes: list[str] = field(default_factory=list)
     reviewed: str = ""
     synthesis_timestamp: str = ""
+    skipped_files: list[SkippedFile] = field(default_factory=list)
+    files_reviewed: int | None = None
+    interrupted: bool = False
+
+    @property
+    def incomplete(self) -> list[str]:
+        """Why this review does not cover what it was asked to (empty: it does).
+
+        An agent that failed, was cut off, or wrote a report nothing could be
+        read from, an interruption, or an input none of whose files could be
+        read: each means the verdict speaks for less than the input, so it
+        must never pass as a clean one (exit codes treat it as failing unless
+        ``--allow-incomplete``).
+        """
+        reasons = []
+        for name, output in sorted(self.outputs.items()):
+            if output.failed:
+                reasons.append(f"{name} failed ({output.reason})")
+            elif output.partial:
+                reasons.append(f"{name} was cut off (partial report)")
+            elif output.status is OutputStatus.MALFORMED and not output.findings:
+                reasons.append(f"{name}'s report could not be read ({output.reason})")
+        if self.interrupted:
+            reasons.append("the review was interrupted")
+        if self.skipped_files and self.files_reviewed is not None:
+            unread = {s.path for s in self.skipped_files if s.agents}
+            if self.files_reviewed - len(unread) <= 0:
+                reasons.append(f"none of the input's files could be reviewed ({len(self.skipped_files)} skipped)")
+        return reasons
 
     @property
     def agents_launched(self) -> list[str]:
@@ -286,9 +317,17 @@ def _synthesize(output_dir: Path, config: Config, now: datetime | None) -> Synth
             f"no agent reports in {output_dir}", hint="point at a run's output directory (it holds <agent>.md files)"
         )
     run_id = manifest.run_id if manifest else ""
-    outputs = {a: collect_agent(output_dir, a, discovered.files.get(a), manifest, run_id) for a in agents}
+    root = find_project_root(output_dir)
+    for agent in agents:
+        _copy, changed = frozen_report(output_dir, agent, manifest.agents.get(agent) if manifest else None)
+        if changed:
+            notes.append(changed)
+    outputs = {a: collect_agent(output_dir, a, discovered.files.get(a), manifest, run_id, root) for a in agents}
     try:
-        read = channel.read(output_dir / channel.CHANNEL_FILE)
+        channel_path = output_dir / channel.CHANNEL_FILE
+        if channel_path.exists() and not is_inside(channel_path, root):
+            raise InputError(f"{channel_path} resolves outside the project root")
+        read = channel.read(channel_path)
     except FluxdriveError as exc:
         notes.append(f"peer-findings.jsonl ignored: {exc.one_line()}")
         read = channel.ChannelRead(())
@@ -331,4 +370,7 @@ def _synthesize(output_dir: Path, config: Config, now: datetime | None) -> Synth
         notes=notes,
         reviewed=(manifest.started_at if manifest and manifest.started_at else stamp),
         synthesis_timestamp=stamp,
+        skipped_files=list(manifest.files.skipped) if manifest else [],
+        files_reviewed=manifest.files.reviewed if manifest and "files" in manifest.model_fields_set else None,
+        interrupted=manifest.interrupted if manifest else False,
     )

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import socket
 import threading
 import time
 from collections.abc import Mapping
@@ -17,7 +15,7 @@ from fluxdrive.kb.files import AGENT_MAP, MAP, load_items
 from fluxdrive.kb.inquisitor import Investigation, static_inquisitor
 from fluxdrive.kb.model import Item, Review
 from fluxdrive.workspace import BusyError
-from tests.conftest import committed_copy, run_fluxdrive
+from tests.conftest import committed_copy, hold_lock, run_fluxdrive
 from tests.triage.conftest import git
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "projects" / "py-webapp"
@@ -183,11 +181,10 @@ def test_the_swarm_is_a_rolling_pool_bounded_by_the_cap(project: Path) -> None:
 
 def test_a_live_analysis_refuses_a_second_and_a_dead_owners_lock_is_taken(project: Path) -> None:
     kb(project).mkdir(parents=True)
-    lock = kb(project) / ".fluxdrive.lock"
-    lock.write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "command": "kb analyze"}))
-    with pytest.raises(BusyError):
+    with hold_lock(kb(project)) as holder, pytest.raises(BusyError, match=f"pid {holder.pid}"):
         analyze(project, kb(project))
-    lock.write_text(json.dumps({"pid": 2**22 + 7, "host": socket.gethostname(), "command": "kb analyze"}))
+    # the holder was killed -9: its lock file stays behind, the kernel's lock does not
+    assert (kb(project) / ".fluxdrive.lock").exists()
     assert analyze(project, kb(project)).skipped is None
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -25,7 +24,7 @@ from fluxdrive.runtimes.testing import (
     findings_report,
 )
 from fluxdrive.workspace import BusyError
-from tests.conftest import committed_copy
+from tests.conftest import committed_copy, hold_lock
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "projects" / "py-webapp"
 # Triage of the fixture (tests/triage covers why): the security-heavy files put fd-safety in Stage 1
@@ -180,20 +179,11 @@ def test_input_that_changes_during_the_run_is_noted(project: Path) -> None:
 
 
 def test_a_second_run_on_the_same_output_dir_is_refused(project: Path) -> None:
-    import os
-    import socket
-
     out = project / "out"
     out.mkdir()
-    holder = subprocess.Popen(["sleep", "30"])
-    try:
-        (out / ".fluxdrive.lock").write_text(json.dumps({"pid": holder.pid, "host": socket.gethostname()}))
-        with pytest.raises(BusyError, match=f"pid {holder.pid}"):
-            _review(project, yes=True)
-    finally:
-        holder.kill()
-        holder.wait()
-    assert os.path.exists(out / ".fluxdrive.lock"), "the live owner's lock is left alone"
+    with hold_lock(out) as holder, pytest.raises(BusyError, match=f"pid {holder.pid}"):
+        _review(project, yes=True)
+    assert not list(out.glob("*.md")), "nothing was written beside the live run"
 
 
 def test_unwritable_output_directory(project: Path) -> None:

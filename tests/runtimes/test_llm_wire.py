@@ -156,7 +156,8 @@ def test_malformed_answers_and_a_dead_endpoint_fail_clearly(project: Path, provi
     assert (
         "decode" in run["agents"]["fd-safety"]["error"].lower() or "json" in run["agents"]["fd-safety"]["error"].lower()
     )
-    assert done.code == 0 and "fd-safety" in done.out
+    # an agent that failed makes the review incomplete: it never passes silently (exit 1)
+    assert done.code == 1 and "fd-safety" in done.out and "INCOMPLETE" in done.out
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

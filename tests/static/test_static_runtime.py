@@ -194,7 +194,7 @@ def test_bad_input_binary_non_utf8_and_empty(tmp_path: Path) -> None:
     found = _review(root, ["fd-safety"])["fd-safety"]
     assert any(loc == "legacy.py:3" for _s, loc, _t in found)
     report = (tmp_path / "proj-out" / "fd-safety.md").read_text()
-    assert "skipped binary file logo.png" in report
+    assert "skipped logo.png: binary file" in report
     assert "legacy.py is not valid UTF-8; decoded with replacement characters" in report
 
     empty = tmp_path / "empty"

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_fluxdrive
+from tests.conftest import hold_lock, run_fluxdrive
 from tests.triage.conftest import git
 
 Make = Callable[..., Path]
@@ -62,7 +60,12 @@ def test_json_output_has_the_whole_plan(make_project: Make) -> None:
         "base 0 is never lifted by bonuses"
     )
     out = next((root / "docs" / "research" / "flux-drive").glob("*/"))
-    assert sorted(p.name for p in out.iterdir()) == ["input-profile.json", "triage-table.md", "triage.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        ".fluxdrive-run",
+        "input-profile.json",
+        "triage-table.md",
+        "triage.json",
+    ]
     assert (out / "triage-table.md").read_text().startswith("## Triage: ")
 
 
@@ -135,14 +138,9 @@ def test_a_live_run_holds_the_output_directory(make_project: Make, tmp_path: Pat
     root = make_project(PROJECT, repository=True)
     out = tmp_path / "out"
     out.mkdir()
-    holder = subprocess.Popen(["sleep", "30"])
-    try:
-        (out / ".fluxdrive.lock").write_text(json.dumps({"pid": holder.pid, "host": socket.gethostname()}))
+    with hold_lock(out) as holder:
         busy = run_fluxdrive("triage", ".", "--yes", "--output-dir", out, cwd=root)
         assert busy.code == 2 and f"is in use by another fluxdrive run (pid {holder.pid}" in busy.err
-    finally:
-        holder.kill()
-        holder.wait()
     again = run_fluxdrive("triage", ".", "--yes", "--output-dir", out, cwd=root)
     assert again.code == 0, again.err
     assert not (out / ".fluxdrive.lock").exists()

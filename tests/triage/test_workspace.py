@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from fluxdrive.errors import InputError, UsageError
-from fluxdrive.workspace import BusyError, isolate, output_dir_for, resolve_target, run_lock
+from fluxdrive.workspace import BusyError, claim_output_dir, isolate, output_dir_for, resolve_target, run_lock
+from tests.conftest import hold_lock
 from tests.triage.conftest import git
 
 DIFF = "diff --git a/app.py b/app.py\n--- a/app.py\n+++ b/app.py\n@@ -1,1 +1,2 @@\n x = 1\n+y = 2\n"
@@ -96,19 +95,13 @@ def test_project_root_and_output_dir(make_project, tmp_path: Path) -> None:  # t
 
 
 def test_lock_refuses_a_live_owner_and_recovers_from_a_dead_one(tmp_path: Path) -> None:
-    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
-    try:
-        (tmp_path / ".fluxdrive.lock").write_text(
-            f'{{"pid": {holder.pid}, "host": "{os.uname().nodename}", "started_at": "2026-11-21T10:00:00Z"}}'
-        )
-        with (
-            pytest.raises(BusyError, match=f"in use by another fluxdrive run \\(pid {holder.pid}"),
-            run_lock(tmp_path),
-        ):
-            pass
-    finally:
-        holder.kill()
-        holder.wait()
+    with (
+        hold_lock(tmp_path) as holder,
+        pytest.raises(BusyError, match=f"in use by another fluxdrive run \\(pid {holder.pid}"),
+        run_lock(tmp_path),
+    ):
+        pass
+    assert (tmp_path / ".fluxdrive.lock").exists(), "a killed holder leaves its file, not its lock"
     with run_lock(tmp_path) as lock:
         assert str(os.getpid()) in lock.read_text()
         with pytest.raises(BusyError), run_lock(tmp_path):
@@ -117,26 +110,32 @@ def test_lock_refuses_a_live_owner_and_recovers_from_a_dead_one(tmp_path: Path) 
 
 
 def test_isolation_removes_only_the_previous_runs_outputs(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="not a fluxdrive run directory"):
+        isolate(tmp_path)
+    out = claim_output_dir(tmp_path / "out")
     for name in [
         "fd-safety.md",
         "fd-quality.md.partial",
         "peer-findings.jsonl",
         "verdicts/fd-safety.json",
+        "verdicts/.fd-safety.json.x1y2.tmp",
+        ".run.json.abcd.tmp",
         "summary.md",
         "run.json",
         "prompts/fd-safety.md",
         "research/git-history.md",
         "content/fd-safety.diff",
     ]:
-        path = tmp_path / name
+        path = out / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("old")
     for name in ["triage.json", "notes.txt", "research/notes.txt"]:
-        path = tmp_path / name
+        path = out / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("keep")
-    removed = isolate(tmp_path)
+    removed = isolate(out)
     assert sorted(removed) == [
+        ".run.json.abcd.tmp",
         "content/fd-safety.diff",
         "fd-quality.md.partial",
         "fd-safety.md",
@@ -145,9 +144,11 @@ def test_isolation_removes_only_the_previous_runs_outputs(tmp_path: Path) -> Non
         "research/git-history.md",
         "run.json",
         "summary.md",
+        "verdicts/.fd-safety.json.x1y2.tmp",
         "verdicts/fd-safety.json",
     ]
-    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()) == [
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()) == [
+        ".fluxdrive-run",
         "notes.txt",
         "research/notes.txt",
         "triage.json",

@@ -18,7 +18,7 @@ from pathlib import Path
 from fluxdrive.errors import FluxdriveError
 from fluxdrive.launch.research.model import Notes, Point, ResearchAnswer, ResearchRequest
 from fluxdrive.launch.research.places import Place, inside, quote_code, read_text, trigger_places
-from fluxdrive.workspace import review_files
+from fluxdrive.workspace import list_files
 
 MAX_FILES_SCANNED = 2_000
 
@@ -237,10 +237,14 @@ def _scan(request: ResearchRequest, place: Place, files: Sequence[str], symbol: 
 
 def _listing(request: ResearchRequest, out: Notes) -> tuple[str, ...]:
     try:
-        return review_files(request.root, request.root)
+        listed = list_files(request.root, request.root)
     except (FluxdriveError, OSError) as exc:
         out.gaps.append(f"could not list the project's files: {exc}")
         return ()
+    outside = [path for path, why in listed.skipped if "outside the project root" in why]
+    if outside:
+        out.gaps.append(f"{len(outside)} file(s) resolving outside the project root were skipped")
+    return listed.files
 
 
 def _related(place: Place, files: Sequence[str]) -> list[Point]:

@@ -2,8 +2,12 @@
 
 However the run ends - exit, crash, timeout or cancellation - the whole group
 is terminated (SIGTERM, then SIGKILL after a grace period) and the leader is
-reaped. stdout and stderr are read concurrently and bounded, so neither a
-chatty nor a silent tool can block or exhaust the run.
+reaped; then every process still carrying the run's tag (a grandchild that
+``setsid``-ed out of the group) is killed too. The tool runs under a small
+supervisor (:mod:`fluxdrive._lifeline`) that ends the whole tree if
+fluxdrive itself dies, even by ``kill -9``. stdout and stderr are read
+concurrently and bounded, so neither a chatty nor a silent tool can block or
+exhaust the run.
 """
 
 from __future__ import annotations
@@ -11,15 +15,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    pass
+from fluxdrive._lifeline import SUPERVISOR_CANNOT_START, kill_tagged, new_tag, supervisor_argv, tag_environment
 
 MAX_OUTPUT_BYTES = 10 * 1024 * 1024
 KILL_GRACE_S = 3.0
@@ -110,6 +113,19 @@ async def end_group(process: asyncio.subprocess.Process, grace_s: float) -> None
         raise
 
 
+def _not_runnable(program: str, cwd: Path) -> str | None:
+    """Why ``program`` cannot be started (the supervisor would only say so after it started), or None."""
+    path = Path(program) if os.sep in program else None
+    if path is None:
+        return None if shutil.which(program) else "No such file or directory"
+    full = path if path.is_absolute() else cwd / path
+    if not full.exists():
+        return "No such file or directory"
+    if full.is_dir() or not os.access(full, os.X_OK):
+        return "Permission denied"
+    return None
+
+
 async def run_in_own_group(
     argv: tuple[str, ...],
     *,
@@ -120,11 +136,15 @@ async def run_in_own_group(
     grace_s: float = KILL_GRACE_S,
 ) -> Finished:
     """Run ``argv`` in a new session; whatever happens, its process group is gone afterwards."""
+    missing = _not_runnable(argv[0], cwd)
+    if missing:
+        raise CliAgentError(f"cannot start {argv[0]} in {cwd}: {missing}")
+    tag = new_tag()
     try:
         process = await asyncio.create_subprocess_exec(
-            *argv,
+            *supervisor_argv(argv),
             cwd=cwd,
-            env=env,
+            env=tag_environment(dict(env) if env is not None else None, tag),
             stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
@@ -154,5 +174,9 @@ async def run_in_own_group(
         await asyncio.gather(*helpers, return_exceptions=True)
         if process.stdin is not None:
             process.stdin.close()
+        kill_tagged(tag)  # escapees that left the group (setsid): nothing of the run outlives it
     assert process.returncode is not None
+    failed_start = err.text().strip().rpartition("\n")[2]
+    if process.returncode == SUPERVISOR_CANNOT_START and failed_start.startswith("cannot start "):
+        raise CliAgentError(f"{failed_start.split(': ', 1)[0]} in {cwd}: {failed_start.partition(': ')[2]}")
     return Finished(process.returncode, out.text(), err.text(), out.dropped, err.dropped)

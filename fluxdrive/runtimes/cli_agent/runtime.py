@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fluxdrive._atomic import atomic_write_text
-from fluxdrive.contracts import write_agent_output
+from fluxdrive.contracts import classify_text, write_agent_output
 from fluxdrive.errors import UsageError
 from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Provenance, Runtime, Usage
 from fluxdrive.runtimes.cli_agent.process import KILL_GRACE_S, MAX_OUTPUT_BYTES, CliAgentError, run_in_own_group
@@ -262,6 +262,10 @@ class CliAgentRuntime(Runtime):
             notes.append(cut)
             if text == finished.stdout:  # the report itself is what was cut
                 text = text.rstrip("\n") + f"\n\n[fluxdrive: {cut}]\n"
+        if finished.returncode < 0 or (finished.returncode != 0 and not classify_text(text).usable_index):
+            # a crash is not a review: printed text from a tool that then died proves nothing was checked
+            reason = last_line(finished.stderr) or "no error output"
+            raise CliAgentError(f"{call.tool_name} {_ended(finished.returncode)}: {reason}")
         if finished.returncode != 0:
             notes.append(f"{call.tool_name} {_ended(finished.returncode)} after writing its report")
         path = write_agent_output(task.output_dir, name, text)

@@ -23,6 +23,7 @@ import email.utils
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
     from fluxdrive.config.model import Config
 
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+# Who hears about a retry (the agent's live progress line); set per agent run by the llm runtime.
+RETRY_LISTENER: ContextVar[Callable[[str], None] | None] = ContextVar("fluxdrive_retry_listener", default=None)
 
 
 class EndpointUnreachable(httpx2.TransportError):
@@ -161,11 +164,30 @@ class BackoffTransport(httpx2.AsyncBaseTransport):
                 await response.aread()
                 await response.aclose()
             self.retried += 1
-            await self.sleep(min(wait, self.backoff.maximum))
+            wait = min(wait, self.backoff.maximum)
+            listener = RETRY_LISTENER.get()
+            if listener is not None:
+                with contextlib.suppress(Exception):  # a progress line must never fail a request
+                    reason = _reason(response, failure)
+                    listener(f"retrying ({reason}), attempt {attempt + 2} of {self.retries + 1} in {wait:.0f} s")
+            await self.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def _reason(response: httpx2.Response | None, failure: Exception | None) -> str:
+    """``HTTP 429``, ``connection refused``, ``no answer within the request timeout``..."""
+    if response is not None:
+        return f"HTTP {response.status_code}"
+    if isinstance(failure, httpx2.TimeoutException):
+        return "no answer within the request timeout"
+    text = str(failure).lower()
+    for marker in ("connection refused", "name or service not known", "connection reset", "network is unreachable"):
+        if marker in text:
+            return marker
+    return "cannot connect" if isinstance(failure, httpx2.ConnectError) else type(failure).__name__
 
 
 def limiter_for(config: Config) -> AdaptiveLimiter:

@@ -28,6 +28,7 @@ from fluxdrive.contracts import OutputStatus, classify_text, write_agent_output
 from fluxdrive.errors import UsageError
 from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Provenance, Runtime, Usage
 from fluxdrive.runtimes.llm.backoff import (
+    RETRY_LISTENER,
     AdaptiveLimiter,
     BackoffTransport,
     EndpointUnreachable,
@@ -157,7 +158,8 @@ class LlmRuntime(Runtime):
         started = time.monotonic()
         spec, model = self._model(task)
         config: Config = task.config
-        workspace = Workspace(Path(task.content.root), max_bytes=config.llm.max_file_bytes)
+        deadline = started + task.deadline_s if task.deadline_s is not None else None
+        workspace = Workspace(Path(task.content.root), max_bytes=config.llm.max_file_bytes, deadline=deadline)
         peers = PeerChannel(task.channel_path, task.agent.name)
         from fluxdrive.runtimes.llm.toolset import Tools
 
@@ -166,6 +168,7 @@ class LlmRuntime(Runtime):
         limits = UsageLimits(request_limit=config.llm.max_turns)
         settings = ModelSettings(max_tokens=config.llm.max_output_tokens, timeout=config.llm.request_timeout_s)
         tokens_in = tokens_out = 0
+        RETRY_LISTENER.set(task.notify)  # this agent's task only: contextvars are per asyncio task
         try:
             result = await agent.run(
                 START, model=model, instructions=task.prompt, deps=deps, usage_limits=limits, model_settings=settings

@@ -16,18 +16,20 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from fluxdrive import channel
-from fluxdrive._masking import mask_text
+from fluxdrive._confine import read_regular, why_unreadable
+from fluxdrive._masking import mask_text, scrub
 from fluxdrive.errors import FluxdriveError
 from fluxdrive.workspace import review_files
 
 MAX_LINES = 2_000
 MAX_LISTED = 500
 MAX_MATCHES = 200
+GREP_TIMEOUT_S = 20.0
 REFUSED_DIRS = (".git", ".hg", ".svn")
 
 
@@ -41,6 +43,7 @@ class Workspace:
 
     root: Path
     max_bytes: int = 200_000
+    deadline: float | None = None  # time.monotonic() at which the agent's time is up
     refusals: list[str] = field(default_factory=list)
     _files: tuple[str, ...] | None = None
 
@@ -68,6 +71,13 @@ class Workspace:
             self._files = review_files(self.root, self.root)
         return self._files
 
+    def _text(self, real: Path, shown: str) -> str:
+        """A confined regular file's text, scrubbed (credentials masked) before any of it is returned."""
+        data = read_regular(real, shown)
+        if b"\x00" in data[:8192]:
+            raise Refused(f"{shown} is a binary file")
+        return scrub(data.decode("utf-8", errors="replace"), detect=True)
+
     def read_file(self, path: str, start: int = 1, end: int | None = None) -> str:
         """Numbered lines ``start``..``end`` of a file, masked."""
         try:
@@ -79,15 +89,12 @@ class Workspace:
         if real.stat().st_size > self.max_bytes and end is None:
             end = start + MAX_LINES - 1
         try:
-            text = real.read_bytes().decode("utf-8", errors="replace")
-        except OSError as exc:
-            return f"cannot read {path}: {exc.strerror}"
-        if "\x00" in text[:8192]:
-            return f"{path} is a binary file"
-        lines = text.splitlines()
+            lines = self._text(real, path).splitlines()
+        except (Refused, FluxdriveError) as exc:
+            return str(exc) if isinstance(exc, Refused) else exc.one_line()
         first = max(1, start)
         last = min(len(lines), end if end is not None else len(lines), first + MAX_LINES - 1)
-        shown = [f"{n:>6}| {mask_text(lines[n - 1])}" for n in range(first, last + 1)]
+        shown = [f"{n:>6}| {lines[n - 1]}" for n in range(first, last + 1)]
         note = f"\n[lines {first}-{last} of {len(lines)}]" if (first, last) != (1, len(lines)) else ""
         return "\n".join(shown) + note
 
@@ -97,28 +104,52 @@ class Workspace:
         matched = [f for f in self.files() if _glob(f, pattern)]
         shown = matched[:MAX_LISTED]
         more = f"\n[{len(matched) - MAX_LISTED} more not listed]" if len(matched) > MAX_LISTED else ""
-        return ("\n".join(shown) or f"no files match {pattern}") + more
+        return scrub("\n".join(shown) or f"no files match {pattern}") + more
 
-    def grep(self, pattern: str, glob: str = "**/*") -> str:
-        """``path:line: text`` for lines matching the regular expression ``pattern``."""
+    def grep(self, pattern: str, glob: str = "**/*", *, deadline: float | None = None) -> str:
+        """``path:line: text`` for lines matching the regular expression ``pattern``.
+
+        The pattern comes from a model, and a model can write ``(a+)+$``: it
+        runs on the ``regex`` engine with a time limit (the agent's remaining
+        time, at most ``GREP_TIMEOUT_S`` for the whole search), so no pattern
+        can hold the run past its deadline. It searches the scrubbed text, so
+        a secret cannot be fished out by grepping for its prefix.
+        """
+        import regex
+
         try:
-            regex = re.compile(pattern)
-        except re.error as exc:
+            compiled = regex.compile(pattern)
+        except (regex.error, ValueError, OverflowError) as exc:
             return f"invalid regular expression: {exc}"
+        stop = time.monotonic() + GREP_TIMEOUT_S
+        deadline = deadline if deadline is not None else self.deadline
+        if deadline is not None:
+            stop = min(stop, deadline)
         found: list[str] = []
         for name in self.files():
             if not _glob(name, glob or "**/*"):
                 continue
             path = self.root / name
             try:
-                if path.stat().st_size > self.max_bytes:
+                if path.stat().st_size > self.max_bytes or why_unreadable(name, self.root) is not None:
                     continue
-                text = path.read_bytes().decode("utf-8", errors="replace")
-            except OSError:
+                lines = self._text(path, name).splitlines()
+            except (OSError, Refused, FluxdriveError):
                 continue
-            for number, line in enumerate(text.splitlines(), start=1):
-                if regex.search(line):
-                    found.append(f"{name}:{number}: {mask_text(line.strip())[:200]}")
+            for number, line in enumerate(lines, start=1):
+                left = stop - time.monotonic()
+                try:
+                    if left <= 0:
+                        raise TimeoutError
+                    hit = compiled.search(line, timeout=left)
+                except TimeoutError:
+                    shown = "\n".join(found)
+                    return (shown + "\n" if shown else "") + (
+                        f"[grep stopped: the pattern took longer than its time limit at {name}:{number}; "
+                        "simplify it (nested quantifiers such as (a+)+ backtrack exponentially)]"
+                    )
+                if hit:
+                    found.append(f"{name}:{number}: {line.strip()[:200]}")
                     if len(found) >= MAX_MATCHES:
                         return "\n".join(found) + f"\n[stopped at {MAX_MATCHES} matches]"
         return "\n".join(found) or "no matches"

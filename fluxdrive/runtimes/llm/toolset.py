@@ -4,6 +4,9 @@ Why a module of its own: pydantic-ai reads these signatures (``RunContext``
 included) to build the JSON schemas it sends to the provider, so they must be
 importable at module level - and they are built once per review, then shared
 by every agent through ``deps`` (:class:`Tools`), instead of once per agent.
+The reading tools run in daemon threads (:func:`fluxdrive._threads.in_daemon_thread`):
+when the agent's deadline cancels it, the await ends at once and no tool -
+not even a pathological regular expression - holds the run or the process.
 What the tools may touch is decided by :class:`~fluxdrive.runtimes.llm.tools.Workspace`
 and :class:`~fluxdrive.runtimes.llm.tools.PeerChannel`, never here.
 """
@@ -15,6 +18,7 @@ from typing import Literal
 
 from pydantic_ai import RunContext, Tool
 
+from fluxdrive._threads import in_daemon_thread
 from fluxdrive.runtimes.llm.tools import PeerChannel, Workspace
 
 
@@ -26,7 +30,7 @@ class Tools:
     peers: PeerChannel
 
 
-def read_file(ctx: RunContext[Tools], path: str, start: int = 1, end: int | None = None) -> str:
+async def read_file(ctx: RunContext[Tools], path: str, start: int = 1, end: int | None = None) -> str:
     """Read a file of the project, with line numbers.
 
     Args:
@@ -34,26 +38,26 @@ def read_file(ctx: RunContext[Tools], path: str, start: int = 1, end: int | None
         start: first line to return (1-based)
         end: last line to return; omit for the rest of the file
     """
-    return ctx.deps.workspace.read_file(path, start, end)
+    return await in_daemon_thread(ctx.deps.workspace.read_file, path, start, end)
 
 
-def list_files(ctx: RunContext[Tools], glob: str = "**/*") -> str:
+async def list_files(ctx: RunContext[Tools], glob: str = "**/*") -> str:
     """List the project's files (honouring .gitignore) that match a glob such as '**/*.py' or 'src/**'.
 
     Args:
         glob: shell-style pattern relative to the project root
     """
-    return ctx.deps.workspace.list_files(glob)
+    return await in_daemon_thread(ctx.deps.workspace.list_files, glob)
 
 
-def grep(ctx: RunContext[Tools], pattern: str, glob: str = "**/*") -> str:
+async def grep(ctx: RunContext[Tools], pattern: str, glob: str = "**/*") -> str:
     """Search the project's files for a regular expression; returns path:line: text.
 
     Args:
         pattern: Python regular expression
         glob: only files matching this pattern
     """
-    return ctx.deps.workspace.grep(pattern, glob)
+    return await in_daemon_thread(ctx.deps.workspace.grep, pattern, glob)
 
 
 def share_finding(

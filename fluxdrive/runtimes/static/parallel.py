@@ -18,6 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from fluxdrive._lifeline import die_with_parent
 from fluxdrive.config.model import StaticConfig
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
 from fluxdrive.runtimes.static.source import LoadedSources, Source
@@ -58,9 +59,11 @@ def analyze_chunk(
     return ChunkResult(outputs, secrets)
 
 
-def _ignore_interrupts() -> None:
-    """Workers leave Ctrl-C to the parent, which cancels the run (no traceback per worker)."""
+def _worker_start() -> None:
+    """Workers leave Ctrl-C to the parent, which cancels the run (no traceback per worker), and die with it:
+    a review killed with ``kill -9`` must not leave its pool and resource tracker running for minutes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent()
 
 
 def _merge(name: str, parts: Sequence[AnalyzerOutput]) -> AnalyzerOutput:
@@ -87,7 +90,7 @@ def run_per_file(
     else:
         chunks = _chunks(sources, count)
         ctx = multiprocessing.get_context("spawn")  # the caller may hold threads; never fork
-        with ProcessPoolExecutor(max_workers=len(chunks), mp_context=ctx, initializer=_ignore_interrupts) as pool:
+        with ProcessPoolExecutor(max_workers=len(chunks), mp_context=ctx, initializer=_worker_start) as pool:
             submit: Callable[..., object] = pool.submit
             futures = [
                 submit(analyze_chunk, str(context.root), chunk, names, context.settings, context.ruff_select)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from fluxdrive import __version__, channel
@@ -22,6 +23,7 @@ from fluxdrive.contracts import Report, render_report, write_agent_output
 from fluxdrive.errors import ChannelError, UsageError
 from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Provenance, Runtime, Usage
 from fluxdrive.runtimes.static.analysis import Analysis
+from fluxdrive.runtimes.static.analyzers.base import AnalyzerOutput
 from fluxdrive.runtimes.static.compose import (
     MAX_SHARED,
     Finding,
@@ -101,7 +103,19 @@ class StaticRuntime(Runtime):
             self.provenance(task),
             Usage(wall_s=time.monotonic() - started),
             notes=tuple(f"{o.name} did not run: {o.error}" for o in outputs if o.error),
+            skipped=_skipped(context.loaded.skipped, outputs),
         )
+
+
+def _skipped(loaded: tuple[tuple[str, str], ...], outputs: Sequence[AnalyzerOutput]) -> tuple[tuple[str, str], ...]:
+    """Files the agent could not review: not loaded (size, binary, outside the root), or not parseable."""
+    found = dict(loaded)
+    for output in outputs:
+        for note in output.notes:
+            path, _, rest = note.partition(": not valid Python")
+            if rest and path not in found and ".block" not in path:  # a snippet in a document may be partial
+                found[path] = "not valid Python: Python checks skipped"
+    return tuple(sorted(found.items()))
 
 
 def _acknowledge(task: AgentTask, findings: list[Finding]) -> tuple[str, ...]:

@@ -10,11 +10,11 @@ ever shows it.
 from __future__ import annotations
 
 import re
-import threading
 import time
 from pathlib import PurePosixPath
 from typing import Any
 
+from fluxdrive._masking import DETECT_SECRETS_LOCK
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
 from fluxdrive.runtimes.static.source import Source
@@ -37,7 +37,7 @@ ENTROPY_TYPES = {"Base64 High Entropy String", "Hex High Entropy String"}
 TEST_HINTS = ("test", "spec", "fixture", "example", "sample", "mock")
 
 # detect-secrets keeps its settings in module globals: one scan at a time.
-_SCAN_LOCK = threading.Lock()
+_SCAN_LOCK = DETECT_SECRETS_LOCK
 
 
 def _skipped(path: str) -> bool:
