@@ -339,7 +339,8 @@ def claim_output_dir(output_dir: Path, target: Target | None = None) -> Path:
             entries = sorted(p.name for p in output_dir.iterdir())
         except OSError as exc:
             raise InputError(f"cannot list output directory {output_dir}: {exc.strerror}") from None
-        if entries and not all(_LEGACY_ARTIFACTS.match(name) for name in entries):
+        legacy = {"triage.json", "input-profile.json"} <= set(entries)  # what every earlier run wrote first
+        if entries and not (legacy and all(_LEGACY_ARTIFACTS.match(name) for name in entries)):
             raise UsageError(
                 f"output directory {output_dir} is not empty and was not created by fluxdrive",
                 hint="a run replaces the reports in its output directory; pass a new or empty --output-dir",

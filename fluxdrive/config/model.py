@@ -266,7 +266,7 @@ class StaticConfig(_Section):
     module_lines: int = Field(1000, ge=1, description="code lines above which a module is oversized")
     max_fan_out: int = Field(20, ge=1, description="internal imports above which a module is a hub")
     max_fan_in: int = Field(30, ge=1, description="importers above which a module is a bottleneck")
-    max_file_bytes: int = Field(2_000_000, ge=1, description="larger files are skipped with a note")
+    max_file_bytes: int = Field(5_000_000, ge=1, description="larger files are not analyzed (listed as skipped)")
     layers: list[LayerRule] = Field(default_factory=list, description="forbidden imports between layers")
 
     @model_validator(mode="after")

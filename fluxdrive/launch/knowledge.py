@@ -18,6 +18,7 @@ from typing import Any
 from fluxdrive._project import project_directory
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import Config
+from fluxdrive.errors import FluxdriveError
 from fluxdrive.knowledge import Outcome, Store, compound, render_for_prompt, retrieve, update_after_review
 from fluxdrive.synthesis.model import Finding
 from fluxdrive.triage.profile import InputProfile
@@ -38,8 +39,13 @@ class ReviewKnowledge:
     ) -> None:
         self.settings = config.knowledge
         self.today = today or date.today()
-        directory = project_directory(Path(root), self.settings.directory, "knowledge.directory")
-        self.store = Store.load(directory) if self.settings.enabled else None
+        self.problems: list[str] = []
+        self.store: Store | None = None
+        if self.settings.enabled:
+            try:
+                self.store = Store.load(project_directory(Path(root), self.settings.directory, "knowledge.directory"))
+            except FluxdriveError as exc:  # a store linked out of the project is not read; the review goes on
+                self.problems.append(f"knowledge store not used: {exc.one_line()}")
         self.injected: dict[str, list[str]] = {}
         self.outcome: Outcome | None = None
         files = sorted({u.file for u in profile.units if u.file})
@@ -51,7 +57,8 @@ class ReviewKnowledge:
     @property
     def notes(self) -> list[str]:
         """Entries that could not be read (left alone, reported)."""
-        return [f"knowledge entry skipped: {p}" for p in self.store.problems] if self.store else []
+        skipped = [f"knowledge entry skipped: {p}" for p in self.store.problems] if self.store else []
+        return [*self.problems, *skipped]
 
     def for_agent(self, agent: AgentDefinition) -> str:
         """The prompt's knowledge section for ``agent`` (empty when there is nothing relevant)."""

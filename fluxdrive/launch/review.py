@@ -237,13 +237,17 @@ class _Launcher:
         self.knowledge = ReviewKnowledge(Path(target.root), config, result.profile, result.domains)
         self.notes.extend(self.knowledge.notes)
 
-    def learn(self, synthesis: Synthesis) -> None:
-        """The knowledge lifecycle after synthesis: confirm, decay, archive, compound (never after an interrupt)."""
+    def learn(self, synthesis: Synthesis) -> bool:
+        """The knowledge lifecycle after synthesis: confirm, decay, archive, compound (never after an interrupt).
+
+        Says so in the synthesis notes only when something changed or was shown to an agent; True when it ran.
+        """
         agents = self.triage.roster.agents
         reads = {n: self.runtimes.for_agent(agents[n], self.config).reads_prompt for n in self.launched}
         learned = self.knowledge.after_review(synthesis.findings, reads)
         if learned is not None and (learned.changed or self.knowledge.injected):
             synthesis.notes.append(learned.line())
+        return learned is not None
 
     def _timeout(self, runtime: Runtime) -> float:
         dispatch = self.config.dispatch
@@ -743,15 +747,8 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
 
             synthesis = synthesize(output_dir, config)
             synthesis.notes.extend(data["notes"])
-            if not interrupted:
-                reads = {
-                    n: launcher.runtimes.for_agent(result.roster.agents[n], config).reads_prompt
-                    for n in launcher.launched
-                }
-                learned = launcher.knowledge.after_review(synthesis.findings, reads)
-                if learned is not None:
-                    synthesis.notes.append(learned.line())
-                    data["knowledge"] = launcher.knowledge.record()
+            if not interrupted and launcher.learn(synthesis):
+                data["knowledge"] = launcher.knowledge.record()
             files = write_reports(synthesis)
         data["phases"]["synthesis"] = round(time.monotonic() - started, 3)
         data["phases"]["total"] = round(time.monotonic() - began, 3)
