@@ -310,6 +310,9 @@ class LlmConfig(_Section):
     http_retries: int = Field(5, ge=0, le=20, description="retries of a 429/5xx/unreachable request before failing")
     halve_after_429: int = Field(3, ge=1, description="consecutive rate-limit answers that halve the concurrency cap")
     max_file_bytes: int = Field(200_000, ge=1_000, description="largest file the read_file tool returns whole")
+    tool_timeout_s: float = Field(
+        20, gt=0, le=3600, description="longest one grep may search (a model's pattern may backtrack forever)"
+    )
     prices: dict[str, ModelPrice] = Field(default_factory=_default_prices, description="USD per million tokens")
 
 

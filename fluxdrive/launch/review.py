@@ -19,7 +19,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -453,7 +453,7 @@ class _Launcher:
             entry: dict[str, Any] = {
                 "stage": self.launched.get(name, 2 if name in self.stage2 else None),
                 "category": record.category,
-                "outcome": result.outcome.value if result else ("dropped" if name in dropped else "not-launched"),
+                "outcome": result.outcome.value if result else _unfinished(name, self.launched, dropped),
                 "slice": piece.record().model_dump() if piece else {"mode": "full", "files": [], "sections": []},
             }
             if result is not None:
@@ -502,6 +502,13 @@ class _Launcher:
             for path, why in result.skipped:
                 found.setdefault((path, why), set()).add(name)
         return [{"path": p, "reason": r, "agents": sorted(a)} for (p, r), a in sorted(found.items())]
+
+
+def _unfinished(name: str, launched: Mapping[str, int], dropped: set[str]) -> str:
+    """The outcome of an agent without a result: launched and then interrupted, dropped, or never launched."""
+    if name in launched:
+        return "cancelled"
+    return "dropped" if name in dropped else "not-launched"
 
 
 def _dropout_json(dropout: Dropout | None) -> dict[str, Any] | None:

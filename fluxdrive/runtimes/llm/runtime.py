@@ -159,7 +159,12 @@ class LlmRuntime(Runtime):
         spec, model = self._model(task)
         config: Config = task.config
         deadline = started + task.deadline_s if task.deadline_s is not None else None
-        workspace = Workspace(Path(task.content.root), max_bytes=config.llm.max_file_bytes, deadline=deadline)
+        workspace = Workspace(
+            Path(task.content.root),
+            max_bytes=config.llm.max_file_bytes,
+            deadline=deadline,
+            tool_timeout_s=config.llm.tool_timeout_s,
+        )
         peers = PeerChannel(task.channel_path, task.agent.name)
         from fluxdrive.runtimes.llm.toolset import Tools
 

@@ -29,7 +29,6 @@ from fluxdrive.workspace import review_files
 MAX_LINES = 2_000
 MAX_LISTED = 500
 MAX_MATCHES = 200
-GREP_TIMEOUT_S = 20.0
 REFUSED_DIRS = (".git", ".hg", ".svn")
 
 
@@ -44,6 +43,7 @@ class Workspace:
     root: Path
     max_bytes: int = 200_000
     deadline: float | None = None  # time.monotonic() at which the agent's time is up
+    tool_timeout_s: float = 20.0  # llm.tool_timeout_s
     refusals: list[str] = field(default_factory=list)
     _files: tuple[str, ...] | None = None
 
@@ -111,7 +111,7 @@ class Workspace:
 
         The pattern comes from a model, and a model can write ``(a+)+$``: it
         runs on the ``regex`` engine with a time limit (the agent's remaining
-        time, at most ``GREP_TIMEOUT_S`` for the whole search), so no pattern
+        time, at most ``llm.tool_timeout_s`` for the whole search), so no pattern
         can hold the run past its deadline. It searches the scrubbed text, so
         a secret cannot be fished out by grepping for its prefix.
         """
@@ -121,7 +121,7 @@ class Workspace:
             compiled = regex.compile(pattern)
         except (regex.error, ValueError, OverflowError) as exc:
             return f"invalid regular expression: {exc}"
-        stop = time.monotonic() + GREP_TIMEOUT_S
+        stop = time.monotonic() + self.tool_timeout_s
         deadline = deadline if deadline is not None else self.deadline
         if deadline is not None:
             stop = min(stop, deadline)
