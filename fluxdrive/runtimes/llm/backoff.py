@@ -20,7 +20,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import email.utils
+import errno
 import random
+import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextvars import ContextVar
@@ -33,6 +35,12 @@ if TYPE_CHECKING:
     from fluxdrive.config.model import Config
 
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+_ERRNO_REASONS = {
+    errno.ECONNREFUSED: "connection refused",
+    errno.ECONNRESET: "connection reset",
+    errno.EHOSTUNREACH: "host unreachable",
+    errno.ENETUNREACH: "network is unreachable",
+}
 # Who hears about a retry (the agent's live progress line); set per agent run by the llm runtime.
 RETRY_LISTENER: ContextVar[Callable[[str], None] | None] = ContextVar("fluxdrive_retry_listener", default=None)
 
@@ -169,7 +177,7 @@ class BackoffTransport(httpx2.AsyncBaseTransport):
             if listener is not None:
                 with contextlib.suppress(Exception):  # a progress line must never fail a request
                     reason = _reason(response, failure)
-                    listener(f"retrying ({reason}), attempt {attempt + 2} of {self.retries + 1} in {wait:.0f} s")
+                    listener(f"retrying ({reason}), attempt {attempt + 2} of {self.retries + 1} in {wait:.1f} s")
             await self.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -183,10 +191,19 @@ def _reason(response: httpx2.Response | None, failure: Exception | None) -> str:
         return f"HTTP {response.status_code}"
     if isinstance(failure, httpx2.TimeoutException):
         return "no answer within the request timeout"
-    text = str(failure).lower()
-    for marker in ("connection refused", "name or service not known", "connection reset", "network is unreachable"):
-        if marker in text:
-            return marker
+    seen: set[int] = set()
+    current: BaseException | None = failure
+    while current is not None and id(current) not in seen:  # the transport wraps the socket's OSError
+        seen.add(id(current))
+        if isinstance(current, socket.gaierror):
+            return "host name not resolved"
+        if isinstance(current, OSError) and current.errno in _ERRNO_REASONS:
+            return _ERRNO_REASONS[current.errno]
+        text = str(current).lower()
+        for marker in ("connection refused", "connection reset", "network is unreachable"):
+            if marker in text:
+                return marker
+        current = current.__cause__ or current.__context__
     return "cannot connect" if isinstance(failure, httpx2.ConnectError) else type(failure).__name__
 
 
