@@ -72,6 +72,11 @@ _UNQUOTED_SECRET = re.compile(
     rf"(?im)^(\s*(?:export\s+|-\s+)?[\w.-]*{_SECRET_NAME}[\w.-]*(?:\s*=\s*|=|:\s+))"
     r"(?![\"'$<{*&|>\[(])([^\s\"'#;]{3,})(?=\s*(?:#.*)?$)"
 )
+# the same names mid-line, in prose or a title: "leaked password=hunter2xyz", "DB_PASSWORD=... is readable"
+_INLINE_SECRET = re.compile(
+    rf"(?i)(\b[\w.-]*{_SECRET_NAME}[\w.-]*\s*(?:=|:\s)\s*)(?![\"'$<{{*&|>\[(=])([^\s\"'`,;)}}\]&]{{6,}})"
+)
+_SECRET_LOOKING = re.compile(r"\d|[^\w.]|^.{20,}$")  # a digit or a symbol (not a bare identifier), or long
 _CODE_LIKE = re.compile(r"^(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*$|[()\[\]{}]|^(?:none|null|true|false|nil|undefined)$", re.I)
 _URL_PASSWORD = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@'\"]+:)([^\s@/'\"]+)(@)")
 _AUTHORIZATION = re.compile(r"(?i)\b((?:bearer|basic)\s+)([A-Za-z0-9._~+/=-]{16,})")
@@ -86,6 +91,8 @@ _CONTROLS = re.compile(
     r"|\x1b[@-Z\\-_]?"
     r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
 )
+
+_JSON_CONTROL = re.compile(r"\\u00(?:0[0-8bcef]|1[0-9a-f]|7f|[89][0-9a-f])", re.I)
 
 # detect-secrets keeps its settings in module globals: one scan at a time (the static analyzer shares this).
 DETECT_SECRETS_LOCK = threading.Lock()
@@ -120,6 +127,13 @@ def _unquoted(match: re.Match[str]) -> str:
     return f"{match.group(1)}{MASK}"
 
 
+def _inline(match: re.Match[str]) -> str:
+    value = match.group(2).rstrip(".")
+    if value == MASK or _CODE_LIKE.search(value) or not _SECRET_LOOKING.search(value):
+        return match.group(0)
+    return f"{match.group(1)}{MASK}{match.group(2)[len(value) :]}"
+
+
 def mask_text(text: str, *, aggressive: bool = False, detect: bool = False) -> str:
     """Mask credential-shaped values and configured keys in ``text``.
 
@@ -137,6 +151,7 @@ def mask_text(text: str, *, aggressive: bool = False, detect: bool = False) -> s
     text = _CREDENTIAL_SHAPES.sub(MASK, text)
     text = _ASSIGNED_SECRET.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}{m.group(2)}", text)
     text = _UNQUOTED_SECRET.sub(_unquoted, text)
+    text = _INLINE_SECRET.sub(_inline, text)
     if "://" in text:
         text = _URL_PASSWORD.sub(lambda m: f"{m.group(1)}{MASK}{m.group(3)}", text)
     text = _AUTHORIZATION.sub(lambda m: f"{m.group(1)}{MASK}", text)
@@ -150,6 +165,15 @@ def mask_text(text: str, *, aggressive: bool = False, detect: bool = False) -> s
 def scrub(text: str, *, detect: bool = False) -> str:
     """What may leave fluxdrive: terminal controls stripped, then credentials and configured keys masked."""
     return mask_text(strip_controls(text), detect=detect)
+
+
+def scrub_json(text: str) -> str:
+    """:func:`scrub` for JSON text, also dropping control characters JSON spells as ``\u001b``.
+
+    ``json.dumps`` turns an escape character into six harmless-looking
+    characters that any JSON reader turns back into a live one.
+    """
+    return _JSON_CONTROL.sub("", scrub(text))
 
 
 def scrub_all(texts: Iterable[str]) -> list[str]:

@@ -159,7 +159,7 @@ def write_verdict(
         raise VerdictError(f"output directory is a file: {output_dir}")
     if detail_path is None and (output_dir / f"{agent}.md").is_file():
         detail_path = f"{agent}.md"
-    detail = _portable(detail_path, output_dir)
+    detail = _portable(scrub(detail_path) if detail_path else detail_path, output_dir)
     record = make_record(agent, status, summary, detail_path=detail, tokens=tokens, cost_usd=cost_usd)
     atomic_write_json(verdicts_dir(output_dir) / f"{agent}.json", asdict(record))
     return record

@@ -31,5 +31,21 @@ def note(text: str) -> None:
 
 
 def out_json(data: Any) -> None:
-    """Print ``data`` as indented JSON."""
-    out(json.dumps(data, indent=2, ensure_ascii=False))
+    """Print ``data`` as indented JSON, every string in it scrubbed first.
+
+    Scrubbing the encoded text is not enough: ``json.dumps`` turns an escape
+    character into the six characters ``\u001b``, which ``jq -r`` (or an
+    assistant reading the JSON) turns back into a live escape.
+    """
+    out(json.dumps(scrub_data(data), indent=2, ensure_ascii=False))
+
+
+def scrub_data(data: Any) -> Any:
+    """``data`` with every string (keys included) scrubbed."""
+    if isinstance(data, str):
+        return scrub(data)
+    if isinstance(data, dict):
+        return {scrub_data(k): scrub_data(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [scrub_data(v) for v in data]
+    return data

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from fluxdrive._columns import format_columns
-from fluxdrive.cli._io import out
+from fluxdrive.cli._io import out, scrub_data
 from fluxdrive.errors import UsageError
 
 if TYPE_CHECKING:
@@ -124,7 +124,7 @@ def render_run(run: RunRow, calls: list[CallRow]) -> str:
 
 
 def _json(data: dict[str, Any]) -> None:
-    out(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False))
+    out(json.dumps(scrub_data(data), indent=2, sort_keys=True, ensure_ascii=False))
 
 
 def history_command(

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from fluxdrive._atomic import atomic_write_text
 from fluxdrive._clock import utc_timestamp
-from fluxdrive._masking import scrub
+from fluxdrive._masking import scrub, scrub_json
 from fluxdrive._threads import in_daemon_thread
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import Config
@@ -665,7 +665,7 @@ def _record_history(manifest: RunManifest, target: Target, synthesis: Synthesis 
 
 def _write_manifest(output_dir: Path, data: dict[str, Any]) -> None:
     """run.json, scrubbed: agents' error messages may quote a provider's answer (and the key it echoed)."""
-    atomic_write_text(output_dir / RUN_FILE, scrub(json.dumps(data, indent=2, ensure_ascii=False)) + "\n")
+    atomic_write_text(output_dir / RUN_FILE, scrub_json(json.dumps(data, indent=2, ensure_ascii=False)) + "\n")
 
 
 def _write_stdout(text: str) -> None:

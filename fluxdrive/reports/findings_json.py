@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fluxdrive._masking import scrub_json
 from fluxdrive.synthesis import PROTOCOL_VERSION, Finding, Synthesis
 
 SCHEMA_VERSION = 1
@@ -282,7 +283,7 @@ def build_document(result: Synthesis) -> FindingsDocument:
 
 def render_json(result: Synthesis) -> str:
     """findings.json text (indented, newline-terminated)."""
-    return json.dumps(build_document(result).model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+    return scrub_json(json.dumps(build_document(result).model_dump(mode="json"), indent=2, ensure_ascii=False)) + "\n"
 
 
 def json_schema() -> dict[str, Any]:

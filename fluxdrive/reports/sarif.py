@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from fluxdrive import __version__
+from fluxdrive._masking import scrub_json
 from fluxdrive.synthesis import Finding, Synthesis
 from fluxdrive.synthesis.dedup import normalize_title
 
@@ -109,4 +110,4 @@ def build_sarif(result: Synthesis) -> dict[str, Any]:
 
 def render_sarif(result: Synthesis) -> str:
     """findings.sarif text."""
-    return json.dumps(build_sarif(result), indent=2, ensure_ascii=False) + "\n"
+    return scrub_json(json.dumps(build_sarif(result), indent=2, ensure_ascii=False)) + "\n"

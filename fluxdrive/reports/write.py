@@ -59,7 +59,8 @@ def write_reports(result: Synthesis) -> list[Path]:
     paths = []
     for name, render in zip(OUTPUT_FILES, renderers, strict=True):
         path = directory / name
-        atomic_write_text(path, scrub(render(result)))
+        text = render(result)  # the JSON renderers scrub their own strings (escapes included)
+        atomic_write_text(path, text if name.endswith((".json", ".sarif")) else scrub(text))
         paths.append(path)
     counts = ", ".join(f"{n} {s}" for s, n in result.counts().items() if n) or "no findings"
     verdicts.write_verdict(
