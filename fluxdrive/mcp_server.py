@@ -13,29 +13,37 @@ Imported only by ``fluxdrive mcp`` (the SDK costs about a second to import).
 Paths are taken relative to the server's root (the project it was started
 in, or ``--root``) and must stay inside it: an assistant cannot point the
 server at files the project does not hold. A bad request is a tool error
-carrying the one line the CLI would print; nothing is ever written to
-stdout, which is the protocol's channel.
+carrying the one line the CLI would print - and so is anything
+unexpected, because the SDK would answer a crash with a bare "Error
+executing tool" and log its traceback on stderr. Files the drill-downs read
+are confined to the root too (a report, channel, verdict or findings file
+symlinked out of the project is refused, a FIFO is not waited on). Nothing is
+ever written to stdout, which is the protocol's channel.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import threading
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import anyio
 import anyio.from_thread
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
+from pydantic import ValidationError
 
-from fluxdrive.errors import FluxdriveError
+from fluxdrive._confine import confine, read_confined
+from fluxdrive._masking import scrub
+from fluxdrive.errors import FluxdriveError, InputError, UsageError
 
 if TYPE_CHECKING:
     from fluxdrive.launch.progress import Progress
@@ -43,6 +51,11 @@ if TYPE_CHECKING:
 
 SUMMARY_BUDGET_CHARS = 2_000
 PAGE_CHARS = 8_000
+MAX_ARG_CHARS = 4_096  # a path or a name: PATH_MAX on Linux
+MAX_TEXT_CHARS = 100_000  # what remember() may store at once
+MAX_ITEMS = 100  # agents of a review, refs of a remembered item
+MAX_READ_BYTES = 128 * 1024 * 1024  # a report or findings.json, read whole to page through it
+MAX_ERROR_CHARS = 1_000
 _AGENT_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 _FINDING_ID = re.compile(r"^(P[0-3]-\d{1,5}|IMP-\d{1,5})$")
 T = TypeVar("T")
@@ -56,16 +69,29 @@ INSTRUCTIONS = (
 )
 
 
+def _short(value: str, what: str, limit: int = MAX_ARG_CHARS) -> str:
+    """``value`` if it has at most ``limit`` characters and no NUL byte; else one UsageError line.
+
+    Why: a 1 MB path or a NUL byte handed on to ``os`` or ``pathlib`` fails deep
+    inside with an exception that names neither the argument nor the fix.
+    """
+    if len(value) > limit:
+        raise UsageError(f"{what} is {len(value):,} characters long (at most {limit:,})")
+    if "\0" in value:
+        raise UsageError(f"{what} contains a NUL byte", hint="pass plain text")
+    return value
+
+
 class _Root:
-    """The project the server serves; every path an assistant passes must resolve inside it."""
+    """The project the server serves: every path an assistant passes, and every file a tool reads, stays in it."""
 
     def __init__(self, root: Path) -> None:
         self.path = root.resolve()
 
     def inside(self, value: str, what: str) -> Path:
-        from fluxdrive.errors import InputError
-
-        candidate = Path(value).expanduser()
+        candidate = Path(_short(value, what))
+        with contextlib.suppress(RuntimeError):  # "~nobody/x": no such user, so the path is taken as it is
+            candidate = candidate.expanduser()
         resolved = (candidate if candidate.is_absolute() else self.path / candidate).resolve()
         if not resolved.is_relative_to(self.path):
             raise InputError(f"{what} {value!r} is outside the project root {self.path}")
@@ -77,12 +103,29 @@ class _Root:
         return str(resolved.relative_to(self.path)) if resolved.is_relative_to(self.path) else str(resolved)
 
     def output_dir(self, value: str) -> Path:
-        from fluxdrive.errors import InputError
-
         directory = self.inside(value, "output directory")
         if not directory.is_dir():
             raise InputError(f"no output directory at {value!r}", hint="pass the directory a review reported")
         return directory
+
+    def read(self, path: Path, what: str) -> bytes:
+        """The bytes of a regular file whose real path is inside the root (a symlink out, a FIFO: one line)."""
+        return read_confined(path, self.path, what, limit=MAX_READ_BYTES)
+
+    def check_inputs(self, directory: Path, patterns: Sequence[str]) -> None:
+        """Refuse ``directory`` if an entry a library reader will open there escapes the root or is no file.
+
+        Why here: synthesis and the verdict loader confine what they read to
+        the project they find from the directory (its ``.git``), which may
+        lie above the root this server was given; and a FIFO must be refused
+        before a reader waits on it.
+        """
+        for pattern in patterns:
+            for path in sorted(directory.glob(pattern)):
+                what = f"{path.relative_to(directory)} in {self.relative(directory)}"
+                real = confine(path, self.path, what)
+                if not (real.is_file() or real.is_dir()):
+                    raise InputError(f"{what} is not a regular file", hint="remove it, then call again")
 
 
 class _ToolProgress:
@@ -100,7 +143,7 @@ class _ToolProgress:
 
     def _report(self, message: str) -> None:
         with contextlib.suppress(Exception):  # a lost notification costs nothing
-            self.send(float(self.done), float(self.launched) if self.launched else None, message)
+            self.send(float(self.done), float(self.launched) if self.launched else None, scrub(message))
 
     def phase(self, text: str) -> None:
         self._report(text)
@@ -115,6 +158,9 @@ class _ToolProgress:
     def retrying(self, agent: str, reason: str) -> None:
         self._report(f"{agent}: retrying ({reason})")
 
+    def waiting(self, agent: str, reason: str) -> None:
+        self._report(f"{agent}: {reason}"[:200])
+
     def finished(self, agent: str, outcome: str, seconds: float, summary: str) -> None:
         self.done += 1
         self._report(f"{agent} {outcome} in {seconds:.1f} s: {summary}"[:200])
@@ -126,12 +172,57 @@ class _ToolProgress:
         pass
 
 
+def _one_line(text: str) -> str:
+    """``text`` as one scrubbed line of at most MAX_ERROR_CHARS characters (an error may quote a huge argument)."""
+    line = scrub(" ".join(text.split()))
+    return line if len(line) <= MAX_ERROR_CHARS else line[: MAX_ERROR_CHARS - 1] + "\u2026"
+
+
 def _guarded(call: Callable[[], T]) -> T:
-    """Run ``call``; fluxdrive's own errors become tool errors with their one line."""
+    """Run ``call``; every exception becomes a ToolError carrying one line, as the CLI's error boundary prints it.
+
+    Why every exception: the SDK answers anything but a ToolError with a bare
+    "Error executing tool <name>" and logs it with its traceback on stderr.
+    A ToolError is logged at INFO, below the server's WARNING level, so a bad
+    request costs one readable line and nothing else. ``from None``: no
+    chained traceback travels with it.
+    """
     try:
         return call()
     except FluxdriveError as exc:
-        raise ToolError(exc.one_line()) from None
+        line = exc.one_line()
+    except OSError as exc:  # the machine, not fluxdrive: a full disk, a permission, a name too long
+        where = f": {exc.filename}" if exc.filename else ""
+        line = f"{exc.strerror or str(exc) or type(exc).__name__}{where}"
+    except Exception as exc:
+        line = f"internal error: {type(exc).__name__}: {exc} (please report it)"
+    raise ToolError(_one_line(line)) from None
+
+
+class _Server(MCPServer[Any]):
+    """MCPServer whose every tool error is one line, the SDK's own argument checks included.
+
+    Why: a wrong argument type is rejected by the SDK before a tool runs, with
+    pydantic's multi-line report; the assistant gets ``review: argument target:
+    Input should be a valid string`` instead. A tool's own error reaches the
+    assistant as the line the CLI would print, without the SDK's "Error
+    executing tool <name>:" in front. Crashes never get here as such:
+    :func:`_guarded` turned them into ToolErrors already.
+    """
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause, line = exc.__cause__, str(exc)
+            if isinstance(cause, ValidationError):
+                problem = cause.errors()[0]
+                line = f"{name}: argument {'.'.join(str(p) for p in problem['loc'])}: {problem['msg']}"
+            elif isinstance(cause, ToolError):  # ours, wrapped as "Error executing tool <name>: <our line>"
+                line = str(cause)
+            raise ToolError(_one_line(line)) from None
 
 
 def _summary(result: Synthesis, files: list[Path], seconds: dict[str, float] | None = None) -> str:
@@ -140,6 +231,20 @@ def _summary(result: Synthesis, files: list[Path], seconds: dict[str, float] | N
 
     text = render_console(result, files, budget=SUMMARY_BUDGET_CHARS, agents=agent_lines(result, seconds))
     return text + "Drill down: finding(output_dir, id), report(output_dir, agent), verdicts(output_dir).\n"
+
+
+def _target(root: _Root, target: str, diff_ref: str | None) -> str | None:
+    """What resolve_target gets for ``target``: an absolute path inside the root, or None for a diff_ref review.
+
+    Why: with diff_ref the diff is the input, so the default "." means "no
+    target"; made absolute it would look like a TARGET passed as well. A real
+    target is handed on as given, and resolve_target refuses the combination
+    with the CLI's own line.
+    """
+    if diff_ref is not None:
+        _short(diff_ref, "diff_ref")
+        return None if target in ("", ".") else _short(target, "target")
+    return str(root.inside(target, "target"))
 
 
 def _review(
@@ -155,7 +260,11 @@ def _review(
 ) -> str:
     from fluxdrive.launch.review import ReviewOptions, run_review
 
-    path = root.inside(target, "target")
+    path = _target(root, target, diff_ref)
+    if agents is not None and len(agents) > MAX_ITEMS:
+        raise UsageError(f"{len(agents):,} agents requested (at most {MAX_ITEMS})")
+    for value, what in [(runtime, "runtime"), (model or "", "model"), *((a, "agent name") for a in agents or [])]:
+        _short(value, what)
     options = ReviewOptions(
         yes=True,
         expand=expand,
@@ -170,7 +279,7 @@ def _review(
     run = run_review(path, options)
     if run.synthesis is None:
         reason = "interrupted" if run.interrupted else "no agent report was written"
-        return f"No verdict: {reason}. Output directory: {run.output_dir}\n"
+        return f"No verdict: {reason}. Output directory: {root.relative(run.output_dir)}\n"
     seconds = {n: r.usage.wall_s for n, r in (run.manifest.agents.items() if run.manifest else []) if r.usage}
     return f"Output directory: {root.relative(run.output_dir)}\n" + _summary(run.synthesis, run.files, seconds)
 
@@ -180,7 +289,7 @@ def _triage(root: _Root, target: str, diff_ref: str | None) -> str:
     from fluxdrive.triage import render_table, triage_target, write_outputs
     from fluxdrive.workspace import claim_output_dir, output_dir_for, resolve_target, run_lock
 
-    resolved = resolve_target(str(root.inside(target, "target")), diff_ref=diff_ref, cwd=root.path)
+    resolved = resolve_target(_target(root, target, diff_ref), diff_ref=diff_ref, cwd=root.path)
     config = load_config(resolved.root).config
     directory = claim_output_dir(output_dir_for(resolved, None), resolved)
     with run_lock(directory, command="triage"):
@@ -191,6 +300,11 @@ def _triage(root: _Root, target: str, diff_ref: str | None) -> str:
     return f"{render_table(result)}\n{notes}{written}\n"
 
 
+# What synthesis opens in an output directory: agent reports (and their .partial), the run manifest, the peer
+# channel, the frozen copies of finished reports (.reports/) and the verdict records.
+_SYNTHESIS_READS = ("*.md", "*.md.partial", "run.json", "peer-findings.jsonl", ".reports", ".reports/*", "verdicts")
+
+
 def _synthesize(root: _Root, output_dir: str) -> str:
     from fluxdrive._project import find_project_root
     from fluxdrive.config import load_config
@@ -198,38 +312,48 @@ def _synthesize(root: _Root, output_dir: str) -> str:
     from fluxdrive.synthesis import synthesize
 
     directory = root.output_dir(output_dir)
+    root.check_inputs(directory, _SYNTHESIS_READS)
     result = synthesize(directory, load_config(find_project_root(directory)).config)
     return _summary(result, write_reports(result))
 
 
-def _finding(root: _Root, output_dir: str, finding_id: str) -> str:
-    from fluxdrive.errors import InputError, UsageError
+def _entries(document: dict[str, object], key: str) -> list[dict[str, object]]:
+    """The objects listed under ``key`` of findings.json; anything else there is skipped, not a crash."""
+    items = document.get(key)
+    return [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
 
-    if not _FINDING_ID.match(finding_id):
+
+def _finding(root: _Root, output_dir: str, finding_id: str) -> str:
+    if not _FINDING_ID.match(_short(finding_id, "finding_id")):
         raise UsageError(f"not a finding id: {finding_id!r}", hint="ids look like P0-1 or IMP-2")
     path = root.output_dir(output_dir) / "findings.json"
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise InputError(f"no findings.json in {output_dir!r}", hint="run review or synthesize first")
-    document = json.loads(path.read_text(encoding="utf-8"))
-    for item in [*document.get("findings", []), *document.get("improvements", [])]:
+    rerun = "run synthesize(output_dir) to write it again"
+    try:
+        document = json.loads(root.read(path, "findings.json"))
+    except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON, nested too deep
+        raise InputError(f"findings.json in {output_dir!r} is not valid JSON ({exc})", hint=rerun) from None
+    if not isinstance(document, dict):
+        raise InputError(f"findings.json in {output_dir!r} is not a JSON object", hint=rerun)
+    for item in [*_entries(document, "findings"), *_entries(document, "improvements")]:
         if item.get("id") == finding_id:
             return json.dumps(item, indent=2, sort_keys=True) + "\n"
-    known = ", ".join(f["id"] for f in document.get("findings", [])[:20]) or "none"
+    known = ", ".join(str(f.get("id")) for f in _entries(document, "findings")[:20]) or "none"
     raise UsageError(f"no finding {finding_id} in {output_dir!r}", hint=f"known ids: {known}")
 
 
 def _report(root: _Root, output_dir: str, agent: str, offset: int, max_chars: int) -> str:
-    from fluxdrive.errors import InputError, UsageError
-
-    if not _AGENT_NAME.match(agent):
+    if not _AGENT_NAME.match(_short(agent, "agent")):
         raise UsageError(f"not an agent name: {agent!r}", hint="agent names look like fd-safety")
     if offset < 0 or not 1 <= max_chars <= 50_000:
         raise UsageError("offset must be >= 0 and max_chars between 1 and 50,000")
     directory = root.output_dir(output_dir)
-    path = next((p for p in (directory / f"{agent}.md", directory / f"{agent}.md.partial") if p.is_file()), None)
+    candidates = (directory / f"{agent}.md", directory / f"{agent}.md.partial")
+    path = next((p for p in candidates if os.path.lexists(p)), None)
     if path is None:
         raise InputError(f"no report for {agent} in {output_dir!r}", hint="verdicts(output_dir) lists the agents")
-    text = path.read_text(encoding="utf-8", errors="replace")
+    text = root.read(path, "report").decode("utf-8", errors="replace")
     page = text[offset : offset + max_chars]
     end = offset + len(page)
     more = f"[{len(text) - end:,} more characters: report(..., offset={end})]\n" if end < len(text) else ""
@@ -239,18 +363,23 @@ def _report(root: _Root, output_dir: str, agent: str, offset: int, max_chars: in
 def _verdicts(root: _Root, output_dir: str, attention_only: bool) -> str:
     from fluxdrive.verdicts import attention, count_by_status, load_verdicts, render_table, total_tokens
 
-    found = load_verdicts(root.output_dir(output_dir))
+    directory = root.output_dir(output_dir)
+    root.check_inputs(directory, ("verdicts", "verdicts/*.json"))  # records directly in it: load_verdicts confines
+    found = load_verdicts(directory)
     records = attention(found.records) if attention_only else found.records
+    notes = "".join(f"note: {_one_line(p)}\n" for p in found.problems)
     if not records:
-        return "No agent needs attention.\n" if attention_only else "No verdict records yet.\n"
+        return notes + ("No agent needs attention.\n" if attention_only else "No verdict records yet.\n")
     tokens = total_tokens(found.records)
-    return f"{render_table(records)}\n{count_by_status(found.records)}; {tokens:,} tokens\n"
+    return f"{render_table(records)}\n{count_by_status(found.records)}; {tokens:,} tokens\n{notes}"
 
 
 def _peer_findings(root: _Root, output_dir: str, severity: Literal["blocking", "notable", "all"]) -> str:
     from fluxdrive.channel import read
 
-    channel = read(root.output_dir(output_dir) / "peer-findings.jsonl", severity=severity)
+    directory = root.output_dir(output_dir)
+    root.check_inputs(directory, ("peer-findings.jsonl",))
+    channel = read(directory / "peer-findings.jsonl", severity=severity)
     if not channel.findings:
         return "No peer findings shared.\n"
     lines = []
@@ -297,6 +426,11 @@ class _Processor:
 def _remember(processor: _Processor, title: str, content: str, category: str, refs: list[str]) -> str:
     from fluxdrive.kb import remember
 
+    if len(refs) > MAX_ITEMS:
+        raise UsageError(f"{len(refs):,} refs given (at most {MAX_ITEMS})")
+    for value, what in [(title, "title"), (category, "category"), *((r, "ref") for r in refs)]:
+        _short(value, what)
+    _short(content, "content", MAX_TEXT_CHARS)
     path = remember(processor.kb_dir, title, content, category, refs, source="mcp")
     processor.kick()
     return f"Queued {path.name}; it is checked for duplicates and conflicts and filed in the background.\n"
@@ -314,7 +448,7 @@ def build_server(root: Path) -> MCPServer:
         project_directory(project.path, load_config(project.path).config.kb.directory, "kb.directory")
     )
     # INFO would log every anticipated tool error (a wrong path) with a banner on stderr
-    server: MCPServer = MCPServer("fluxdrive", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    server = _Server("fluxdrive", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     reads = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, open_world_hint=False))

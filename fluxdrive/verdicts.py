@@ -27,6 +27,7 @@ from fluxdrive._columns import format_columns
 from fluxdrive._confine import read_confined
 from fluxdrive._masking import scrub
 from fluxdrive._paths import AGENT_NAME, require_directory
+from fluxdrive._project import find_project_root
 from fluxdrive.errors import FluxdriveError, VerdictError
 
 SCHEMA_VERSION = 1
@@ -165,8 +166,8 @@ def write_verdict(
     return record
 
 
-def _decode(path: Path, directory: Path) -> VerdictRecord:
-    data = json.loads(read_confined(path, directory, "verdict record", limit=MAX_RECORD_BYTES).decode("utf-8"))
+def _decode(path: Path, root: Path) -> VerdictRecord:
+    data = json.loads(read_confined(path, root, "verdict record", limit=MAX_RECORD_BYTES).decode("utf-8"))
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")
     tokens = data.get("tokens", data.get("tokens_spent", 0))
@@ -192,11 +193,12 @@ def resolve_directory(path: Path) -> Path:
 def load_verdicts(path: Path) -> VerdictSet:
     """Read every record in a directory; unreadable files become problems."""
     directory = resolve_directory(path)
+    root = find_project_root(directory)  # a record may link elsewhere in the project, never out of it
     records: list[VerdictRecord] = []
     problems: list[str] = []
     for file in sorted(directory.glob("*.json")):
         try:
-            records.append(_decode(file, directory))
+            records.append(_decode(file, root))
         except (OSError, ValueError, KeyError, TypeError, RecursionError, FluxdriveError) as exc:
             detail = exc.one_line() if isinstance(exc, FluxdriveError) else str(exc)
             problems.append(f"{file.name}: unreadable verdict record ({detail})")

@@ -26,7 +26,7 @@ ALLOWED = {
     "fluxdrive._paths": {"fluxdrive.errors"},
     "fluxdrive._confine": {"fluxdrive.errors"},
     "fluxdrive.channel": LEAVES | {"fluxdrive._paths", "fluxdrive._confine"},
-    "fluxdrive.verdicts": LEAVES | {"fluxdrive._paths", "fluxdrive._confine"},
+    "fluxdrive.verdicts": LEAVES | {"fluxdrive._paths", "fluxdrive._confine", "fluxdrive._project"},
     "fluxdrive.config": LEAVES | {"fluxdrive.config"},
     "fluxdrive.agents": LEAVES | {"fluxdrive._paths", "fluxdrive.agents"},
     "fluxdrive._git": {"fluxdrive.errors"},

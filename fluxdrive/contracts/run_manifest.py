@@ -42,6 +42,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 RUN_FILE = "run.json"
+MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 SCHEMA_VERSION = 1
 
 InputType = Literal["file", "document", "directory", "diff"]
@@ -192,6 +193,8 @@ def load_manifest(output_dir: Path) -> RunManifest | None:
     path = Path(output_dir) / RUN_FILE
     if not path.is_file():
         return None
+    if path.stat().st_size > MAX_MANIFEST_BYTES:
+        raise ManifestError(f"{path} is larger than {MAX_MANIFEST_BYTES:,} bytes")
     try:
         data = json.loads(path.read_bytes().decode("utf-8"))
         return RunManifest.model_validate(data)

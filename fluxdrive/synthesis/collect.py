@@ -18,12 +18,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from fluxdrive._clock import parse_timestamp
-from fluxdrive._confine import is_inside
+from fluxdrive._confine import is_inside, read_confined
 from fluxdrive._masking import scrub
 from fluxdrive.contracts import OutputStatus, classify_text, is_partial_recovery, output_path, partial_path
 from fluxdrive.contracts.completion import FROZEN_DIR, frozen_path
 from fluxdrive.contracts.outputs import read_head_and_tail
 from fluxdrive.contracts.run_manifest import AgentRecord, RunManifest
+from fluxdrive.errors import FluxdriveError
 from fluxdrive.synthesis.model import UNKNOWN_PROVENANCE, AgentOutput, RawFinding
 from fluxdrive.synthesis.prose import prose_findings
 
@@ -38,6 +39,7 @@ NOT_AGENT_REPORTS = {
 }
 _UUID_SEGMENT = re.compile(r"^(?P<agent>.+?)\.(?:[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|[0-9a-f]{8,32})$", re.I)
 _RUN_UUID = re.compile(r"<!--\s*run-uuid:\s*([\w-]+)\s*-->")
+MAX_REPORT_BYTES = 64 * 1024 * 1024
 _RULE_FIELD = re.compile(r"^rule:\s*(\S+)$")
 
 
@@ -176,7 +178,9 @@ def _read(path: Path) -> tuple[str, bool, bool]:
     return scrub(text, detect=True), sentinel, cut
 
 
-def frozen_report(output_dir: Path, agent: str, record: AgentRecord | None) -> tuple[Path | None, str | None]:
+def frozen_report(
+    output_dir: Path, agent: str, record: AgentRecord | None, root: Path | None = None
+) -> tuple[Path | None, str | None]:
     """The private copy of ``agent``'s report to read instead of ``<agent>.md``, and a note when they differ.
 
     The copy counts only when run.json recorded its sha256 at completion and
@@ -187,14 +191,14 @@ def frozen_report(output_dir: Path, agent: str, record: AgentRecord | None) -> t
         return None, None
     copy = frozen_path(output_dir, agent)
     try:
-        data = copy.read_bytes()
-    except OSError:
+        data = read_confined(copy, root or Path(output_dir), "report copy", limit=MAX_REPORT_BYTES)
+    except (OSError, FluxdriveError):
         return None, None
     if hashlib.sha256(data).hexdigest() != record.report_sha256:
         return None, f"{FROZEN_DIR}/{agent}.md does not match run.json; reading {agent}.md"
     try:
-        public = output_path(output_dir, agent).read_bytes()
-    except OSError:
+        public = read_confined(output_path(output_dir, agent), root or Path(output_dir), limit=MAX_REPORT_BYTES)
+    except (OSError, FluxdriveError):
         public = b""
     note = None
     if public != data:
@@ -233,7 +237,7 @@ def collect_agent(
     refused = _refused(path, root)
     if refused:
         return _output(agent, None, OutputStatus.MISSING, refused, record)
-    frozen, _note = frozen_report(output_dir, agent, record)
+    frozen, _note = frozen_report(output_dir, agent, record, root)
     text, sentinel, _cut = _read(frozen or path)
     uuid = _RUN_UUID.search(text[:500])
     if run_id and uuid and uuid.group(1) != run_id:

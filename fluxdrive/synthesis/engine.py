@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -23,7 +24,7 @@ from fluxdrive._paths import require_directory
 from fluxdrive._project import find_project_root
 from fluxdrive.config.model import Config
 from fluxdrive.contracts import OutputStatus, derive_verdict
-from fluxdrive.contracts.run_manifest import ManifestError, RunManifest, SkippedFile, load_manifest
+from fluxdrive.contracts.run_manifest import RUN_FILE, ManifestError, RunManifest, SkippedFile, load_manifest
 from fluxdrive.errors import FluxdriveError, InputError, ReviewError
 from fluxdrive.synthesis import convergence, timeline
 from fluxdrive.synthesis.collect import collect_agent, discover, frozen_report
@@ -304,7 +305,11 @@ def synthesize(output_dir: Path, config: Config | None = None, *, now: datetime 
 def _synthesize(output_dir: Path, config: Config, now: datetime | None) -> Synthesis:
     require_directory(output_dir, "output directory")
     notes: list[str] = []
+    root = find_project_root(output_dir)
     try:
+        run_file = output_dir / RUN_FILE
+        if run_file.exists() and not (is_inside(run_file, root) and stat.S_ISREG(run_file.stat().st_mode)):
+            raise ManifestError(f"{run_file} is not a regular file inside the project root")
         manifest = load_manifest(output_dir)
     except ManifestError as exc:
         notes.append(f"run.json ignored: {exc}")
@@ -317,9 +322,8 @@ def _synthesize(output_dir: Path, config: Config, now: datetime | None) -> Synth
             f"no agent reports in {output_dir}", hint="point at a run's output directory (it holds <agent>.md files)"
         )
     run_id = manifest.run_id if manifest else ""
-    root = find_project_root(output_dir)
     for agent in agents:
-        _copy, changed = frozen_report(output_dir, agent, manifest.agents.get(agent) if manifest else None)
+        _copy, changed = frozen_report(output_dir, agent, manifest.agents.get(agent) if manifest else None, root)
         if changed:
             notes.append(changed)
     outputs = {a: collect_agent(output_dir, a, discovered.files.get(a), manifest, run_id, root) for a in agents}

@@ -461,10 +461,10 @@ def test_synthesize_over_foreign_reports_leaks_none(tmp_path: Path) -> None:
 # --- the figures -----------------------------------------------------------------------------------------
 
 
-def test_figures_secrets_planted_and_found_raw() -> None:
-    """Secrets planted / found raw anywhere, over the scenarios that ran: printed (pytest -s), asserted zero."""
+def figures() -> list[str]:
+    """Secrets planted / found raw anywhere, over the scenarios that ran (the suite prints them at the end)."""
     if not LEDGER:
-        pytest.skip("no scenario ran in this session")
+        return []
     planted = len(PLANTED) + 1  # the six in the project, and the API key a provider echoes (scenario b)
     lines = [f"secrets planted: {planted} ({len(PLANTED)} in the project + 1 API key echoed by the provider)"]
     for scenario, found in LEDGER.items():
@@ -476,5 +476,4 @@ def test_figures_secrets_planted_and_found_raw() -> None:
         f"secrets planted / found raw anywhere: {planted} / {len(distinct)}"
         + (f" ({', '.join(distinct)}; in {leaking} of {len(LEDGER)} scenarios)" if distinct else "")
     )
-    print("\n" + "\n".join(lines))
-    assert not distinct, "\n".join(lines)
+    return lines
