@@ -21,6 +21,7 @@ import os
 import stat
 from pathlib import Path
 
+from fluxdrive._paths import read_regular
 from fluxdrive.errors import InputError
 
 
@@ -92,26 +93,3 @@ def read_confined(path: Path, root: Path, what: str = "file", *, limit: int | No
     """
     real = confine(path, root, what)
     return read_regular(real, what, limit=limit)
-
-
-def read_regular(path: Path, what: str = "file", *, limit: int | None = None) -> bytes:
-    """The bytes of ``path`` if it is a regular file; a device, FIFO or directory is one clear InputError."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        raise InputError(f"cannot read {what} {path}: {exc.strerror}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-            raise InputError(f"{what} {path} is {kind}", hint="pass a regular file")
-        if limit is not None and info.st_size > limit:
-            raise InputError(f"{what} {path} is too large ({info.st_size:,} bytes; at most {limit:,})")
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError as exc:
-        raise InputError(f"cannot read {what} {path}: {exc.strerror}") from None
-    finally:
-        os.close(fd)

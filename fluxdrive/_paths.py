@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path
 
 from fluxdrive.errors import InputError
@@ -52,11 +53,33 @@ def decode_utf8(data: bytes, path: Path, what: str) -> str:
         ) from None
 
 
+MAX_TEXT_BYTES = 256 * 1024 * 1024  # a file a person names is text, not a disk image
+
+
 def read_text(path: Path, what: str) -> str:
-    """Read a whole UTF-8 text file the user named."""
+    """Read a whole UTF-8 text file the user named (a regular file: never wait on a FIFO or read /dev/zero)."""
     require_file(path, what)
+    return decode_utf8(read_regular(path, what, limit=MAX_TEXT_BYTES), path, what)
+
+
+def read_regular(path: Path, what: str = "file", *, limit: int | None = None) -> bytes:
+    """The bytes of ``path`` if it is a regular file; a device, FIFO or directory is one clear InputError."""
     try:
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise InputError(f"cannot read {what} {path}: {exc.strerror}") from None
-    return decode_utf8(data, path, what)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            raise InputError(f"{what} {path} is {kind}", hint="pass a regular file")
+        if limit is not None and info.st_size > limit:
+            raise InputError(f"{what} {path} is too large ({info.st_size:,} bytes; at most {limit:,})")
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise InputError(f"cannot read {what} {path}: {exc.strerror}") from None
+    finally:
+        os.close(fd)

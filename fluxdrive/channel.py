@@ -28,9 +28,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fluxdrive._clock import parse_timestamp, utc_timestamp
-from fluxdrive._confine import read_regular
 from fluxdrive._masking import scrub
-from fluxdrive._paths import AGENT_NAME, require_file
+from fluxdrive._paths import AGENT_NAME, read_regular, require_file
 from fluxdrive.errors import ChannelError, InputError
 
 CHANNEL_FILE = "peer-findings.jsonl"

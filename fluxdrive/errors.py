@@ -38,11 +38,20 @@ class FluxdriveError(Exception):
         self.hint = hint
 
     def one_line(self) -> str:
-        """The message and hint folded into a single line for stderr."""
-        text = " ".join(self.message.split())
+        """The message and hint folded into a single line for stderr (each part at most MAX_PART characters:
+        a 1 MB path quoted back whole is no help)."""
+        text = _bounded(self.message)
         if self.hint:
-            text = f"{text} (hint: {' '.join(self.hint.split())})"
+            text = f"{text} (hint: {_bounded(self.hint)})"
         return text
+
+
+MAX_PART = 500
+
+
+def _bounded(text: str) -> str:
+    folded = " ".join(text.split())
+    return folded if len(folded) <= MAX_PART else f"{folded[: MAX_PART - 20]}... ({len(folded):,} characters)"
 
 
 class UsageError(FluxdriveError):

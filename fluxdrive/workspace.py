@@ -339,6 +339,7 @@ def claim_output_dir(output_dir: Path, target: Target | None = None) -> Path:
             entries = sorted(p.name for p in output_dir.iterdir())
         except OSError as exc:
             raise InputError(f"cannot list output directory {output_dir}: {exc.strerror}") from None
+        entries = [e for e in entries if e != LOCK_FILE and not (e.startswith(".") and e.endswith(".tmp"))]
         legacy = {"triage.json", "input-profile.json"} <= set(entries)  # what every earlier run wrote first
         if entries and not (legacy and all(_LEGACY_ARTIFACTS.match(name) for name in entries)):
             raise UsageError(

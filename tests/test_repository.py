@@ -17,6 +17,7 @@ LEAVES = {
     "fluxdrive._clock",
     "fluxdrive._columns",
     "fluxdrive._lifeline",
+    "fluxdrive._structured",
     "fluxdrive._masking",
     "fluxdrive._match",
     "fluxdrive.errors",
@@ -24,7 +25,7 @@ LEAVES = {
 ALLOWED = {
     "fluxdrive.contracts": LEAVES | {"fluxdrive.contracts"},
     "fluxdrive._paths": {"fluxdrive.errors"},
-    "fluxdrive._confine": {"fluxdrive.errors"},
+    "fluxdrive._confine": {"fluxdrive.errors", "fluxdrive._paths"},
     "fluxdrive.channel": LEAVES | {"fluxdrive._paths", "fluxdrive._confine"},
     "fluxdrive.verdicts": LEAVES | {"fluxdrive._paths", "fluxdrive._confine", "fluxdrive._project"},
     "fluxdrive.config": LEAVES | {"fluxdrive.config"},
@@ -35,6 +36,7 @@ ALLOWED = {
     # Triage decides from the input, the config, the roster and past feedback; it never runs agents.
     "fluxdrive.triage": LEAVES
     | {
+        "fluxdrive._confine",
         "fluxdrive._git",
         "fluxdrive.agents",
         "fluxdrive.config",

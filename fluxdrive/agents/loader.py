@@ -25,6 +25,7 @@ import yaml
 from pydantic import ValidationError
 
 from fluxdrive._paths import decode_utf8
+from fluxdrive._structured import TooDeepError, load_yaml
 from fluxdrive.agents.definition import AgentDefinition, Origin
 from fluxdrive.errors import AgentDefinitionError, InputError, UsageError
 
@@ -77,7 +78,9 @@ def parse_definition(text: str, path: Path, origin: Origin) -> AgentDefinition:
             hint="start the file with a '---' line, the fields, and another '---' line",
         )
     try:
-        meta = yaml.safe_load(match.group(1))
+        meta = load_yaml(match.group(1), "front matter")
+    except TooDeepError as exc:
+        raise AgentDefinitionError(path=str(path), field=None, problem=str(exc)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -17,33 +18,53 @@ FindingsArg = Annotated[Path, typer.Argument(metavar="FINDINGS_JSON", help="A ru
 IdArg = Annotated[str, typer.Argument(metavar="FINDING_ID", help="A finding id, e.g. P1-3.")]
 
 
-def _record(findings: Path, finding_id: str, accepted: bool) -> None:
-    import json
+MAX_FINDINGS_BYTES = 256 * 1024 * 1024
+OURS = "pass a findings.json fluxdrive wrote"
 
-    from fluxdrive._paths import read_text
-    from fluxdrive._project import find_project_root
-    from fluxdrive.config import load_config
+
+def _agents_of(findings: Path, finding_id: str) -> list[str]:
+    """The agents that reported ``finding_id`` in a findings.json; any other shape is one clear line.
+
+    The file is validated before anything reaches the history: a list of
+    agents that is really a string must not record trust for "f", "d", "-"...
+    """
+    from fluxdrive._paths import AGENT_NAME, read_regular, require_file
+    from fluxdrive._structured import load_json
     from fluxdrive.errors import InputError, UsageError
-    from fluxdrive.history import open_history, record_feedback, trust_for
 
+    require_file(findings, "findings file")
+    not_ours = InputError(f"{findings} is not a fluxdrive findings.json", hint=OURS)
     try:
-        document = json.loads(read_text(findings, "findings file"))
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"{findings} is not valid JSON: {exc.msg}", hint="pass a findings.json fluxdrive wrote"
-        ) from None
-    if not isinstance(document, dict) or not isinstance(document.get("findings", []), list):
-        raise InputError(f"{findings} is not a fluxdrive findings.json", hint="pass a findings.json fluxdrive wrote")
-    entries = {
-        f.get("id"): f for f in document.get("findings", []) + document.get("improvements", []) if isinstance(f, dict)
-    }
+        document = load_json(read_regular(findings, "findings file", limit=MAX_FINDINGS_BYTES), str(findings))
+    except UnicodeDecodeError:
+        raise not_ours from None
+    except ValueError as exc:
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        raise InputError(f"{findings} is not valid JSON: {reason}", hint=OURS) from None
+    if not isinstance(document, dict):
+        raise not_ours
+    listed = [document.get("findings", []), document.get("improvements", [])]
+    if not all(isinstance(items, list) for items in listed):
+        raise not_ours
+    entries = {f["id"]: f for items in listed for f in items if isinstance(f, dict) and isinstance(f.get("id"), str)}
     if finding_id not in entries:
-        known = ", ".join(sorted(k for k in entries if k)[:8])
+        known = ", ".join(sorted(entries)[:8])
         raise UsageError(
             f"no finding {finding_id!r} in {findings}",
             hint=f"ids there: {known}" if known else "the file has no findings",
         )
-    agents = list(entries[finding_id].get("agents") or [])
+    agents = entries[finding_id].get("agents") or []
+    if not isinstance(agents, list) or not all(isinstance(a, str) and AGENT_NAME.match(a) for a in agents):
+        raise InputError(f"{findings}: finding {finding_id} has no valid list of agents", hint=OURS)
+    return list(agents)
+
+
+def _record(findings: Path, finding_id: str, accepted: bool) -> None:
+    from fluxdrive._project import find_project_root
+    from fluxdrive.config import load_config
+    from fluxdrive.history import open_history, record_feedback, trust_for
+
+    agents = _agents_of(findings, finding_id)
     project = str(find_project_root(findings).resolve())
     with open_history() as connection:
         record_feedback(connection, agents=agents, project=project, finding_id=finding_id, accepted=accepted)

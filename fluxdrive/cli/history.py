@@ -10,6 +10,7 @@ Times are shown in UTC.
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
@@ -147,7 +148,9 @@ def history_command(
         raise UsageError("--run needs a run id", hint="list runs with: fluxdrive history")
     scope = str(project_from_option(project).resolve()) if project is not None else None
     database = database_path()
-    if not database.exists():
+    # something there (a dangling link, a file where the directory should be): opening it says what is wrong
+    present = os.path.lexists(database) or (database.parent.exists() and not database.parent.is_dir())
+    if not present:
         if run is not None:
             raise UsageError(f"no run {run!r} recorded", hint=EMPTY)
         if as_json:

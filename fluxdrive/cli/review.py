@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -108,8 +109,8 @@ def review_command(
         raise UsageError(f"unknown --expand value {expand!r}", hint="use recommended, all, none or ask")
     if output_format not in FORMATS:
         raise UsageError(f"unknown --format {output_format!r}", hint="use console, json, markdown or sarif")
-    if timeout is not None and timeout <= 0:
-        raise UsageError("--timeout must be positive")
+    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
+        raise UsageError(f"--timeout must be a positive number of seconds, got {timeout}")
     if max_concurrency is not None and max_concurrency < 1:
         raise UsageError("--max-concurrency must be at least 1")
     interactive = sys.stdin.isatty() and sys.stderr.isatty() and target != "-"
@@ -144,7 +145,7 @@ def review_command(
     if result is None:
         warn("no agent report to synthesize")
         raise typer.Exit(EXIT_INTERRUPTED if run.interrupted else 3)
-    for note in result.notes:
+    for note in dict.fromkeys([*result.notes, *run.notes]):  # run.notes: what happened after synthesis too
         warn(note)
     budget = 4000
     if run.triage is not None:

@@ -114,6 +114,8 @@ def parse_value(raw: str) -> Any:
         return tomllib.loads(f"value = {raw}")["value"]
     except tomllib.TOMLDecodeError:
         return raw
+    except RecursionError:
+        raise ConfigError(source="--set", key=None, problem="the value nests too deeply to read") from None
 
 
 def _nest(dotted: str, value: Any) -> dict[str, Any]:

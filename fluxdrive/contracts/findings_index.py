@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-import yaml
+from fluxdrive._structured import load_yaml
 
 Severity = Literal["P0", "P1", "P2", "P3"]
 Verdict = Literal["safe", "needs-changes", "risky", "error"]
@@ -449,7 +449,7 @@ def _front_matter_block(lines: list[_Line]) -> _Block | None:
     if end is None:
         return None
     try:
-        data = yaml.safe_load("\n".join(line.text for line in lines[1:end]))
+        data = load_yaml("\n".join(line.text for line in lines[1:end]))
     except Exception:  # any YAML error means "not an index"; never raise
         return None
     if not isinstance(data, dict) or not isinstance(data.get("issues"), list):

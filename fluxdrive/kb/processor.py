@@ -88,7 +88,7 @@ def process_queue(kb_dir: Path) -> Processed:
     for path in queued(kb_dir):
         try:
             entry = QueuedItem.model_validate(json.loads(path.read_text(encoding="utf-8")))
-        except (ValueError, ValidationError, OSError):
+        except (ValueError, ValidationError, OSError, RecursionError):
             done.invalid.append(path.name)
             path.rename(path.with_suffix(".invalid"))  # kept for a person, out of the queue
             continue

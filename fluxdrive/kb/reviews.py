@@ -25,7 +25,7 @@ def load_reviews(kb_dir: Path) -> list[Review]:
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
             reviews.append(Review.model_validate(json.loads(path.read_text(encoding="utf-8"))))
-        except (ValueError, ValidationError, OSError):
+        except (ValueError, ValidationError, OSError, RecursionError):
             continue
     return sorted(reviews, key=lambda r: r.id)
 

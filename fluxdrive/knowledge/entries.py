@@ -37,6 +37,7 @@ from typing import Literal
 
 import yaml
 
+from fluxdrive._structured import TooDeepError, load_yaml
 from fluxdrive.errors import InputError
 
 Provenance = Literal["independent", "primed"]
@@ -44,7 +45,6 @@ ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
 MAX_VERIFY = 3
 _FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n?(.*)\Z", re.DOTALL)
 _HEADING = re.compile(r"^(Evidence|Verify):\s*$", re.MULTILINE)
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: stores can hold thousands
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +107,9 @@ def parse_entry(entry_id: str, text: str, where: str = "") -> Entry:
     if match is None:
         raise InputError(f"{where}: no front matter (the file must start with ---)")
     try:
-        meta = yaml.load(match.group(1), Loader=_LOADER) or {}  # noqa: S506 - a safe loader
+        meta = load_yaml(match.group(1), "front matter") or {}
+    except TooDeepError as exc:
+        raise InputError(f"{where}: {exc}") from None
     except yaml.YAMLError as exc:
         raise InputError(f"{where}: front matter is not YAML ({exc.__class__.__name__})") from None
     if not isinstance(meta, dict):

@@ -145,12 +145,16 @@ async def run_stage(
 
     tasks = [asyncio.ensure_future(one(launch)) for launch in launches]
     try:
-        await asyncio.gather(*tasks)
+        outcomes = await asyncio.gather(*tasks, return_exceptions=True)
     except asyncio.CancelledError:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         for launch in launches:
-            _never_started(launch)
+            with contextlib.suppress(OSError):
+                _never_started(launch)
         raise
+    failure = next((o for o in outcomes if isinstance(o, BaseException)), None)
+    if failure is not None:  # every sibling has finished and been retrieved: report the first failure once
+        raise failure
     return StageResult(results, attempts, registered, time.monotonic() - started)

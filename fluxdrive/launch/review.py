@@ -181,8 +181,8 @@ def _explicit_roster(result: Triage, names: Sequence[str]) -> None:
             result.overrides.added[name] = max(record.final_score if record else 0.0, 1.0)
     result.recompute()
     for record in result.agents:
-        if record.name in wanted and record.stage not in (1, 2):
-            record.stage = 2  # chosen by name: it runs in Stage 2 even below the selection thresholds
+        if record.name in wanted:
+            record.stage = 1  # chosen by name: it runs, first, whatever its score
 
 
 def _fingerprint(root: Path, files: Sequence[str]) -> str:
@@ -660,7 +660,8 @@ def _record_history(manifest: RunManifest, target: Target, synthesis: Synthesis 
                 verdict=synthesis.verdict if synthesis else None,
             )
     except HistoryUnavailableError as exc:
-        notes.append(f"history not recorded: {exc.message}")
+        if not any(exc.message in note for note in notes):  # warned once already, at triage
+            notes.append(f"history not recorded: {exc.message}")
 
 
 def _write_manifest(output_dir: Path, data: dict[str, Any]) -> None:
@@ -702,8 +703,6 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
         if options.agents:
             _explicit_roster(result, options.agents)
         skipped = _skip_model_only(result, pool, config)
-        for note in [*result.notes, *skipped]:
-            progress.phase(f"note: {note}")
         planned = [result.roster.agents[a.name] for a in result.agents if a.stage in (1, 2, "pool")]
         pool.check(planned, config, Path(resolved.root))  # unknown runtime, model, key or CLI: fail before asking
         _enforce_budget(result, resolved.kind, pool, config, options, progress)
@@ -728,7 +727,7 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
             )
         launcher = _Launcher(result, resolved, config, pool, output_dir, options)
         launcher.model_calls.extend(model_calls)
-        launcher.notes.extend(skipped)
+        launcher.notes.extend([*result.notes, *skipped])  # said once, with the verdict (also under --quiet)
         launcher.phases["triage"] = round(triage_seconds, 3)
         before = _fingerprint(Path(resolved.root), launcher.content.files)
         run_id = hashlib.sha256(f"{output_dir}:{utc_timestamp()}:{os.getpid()}".encode()).hexdigest()[:12]

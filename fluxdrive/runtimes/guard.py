@@ -12,6 +12,7 @@ caller's Ctrl-C still stops the run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import time
 
@@ -128,11 +129,18 @@ async def run_guarded(runtime: Runtime, task: AgentTask) -> AgentResult:
         if completion.partial:
             result = dataclasses.replace(result, notes=("partial report kept, tagged partial",))
     except asyncio.CancelledError:
-        write_error_stub(task.output_dir, name, "cancelled before it finished")
-        record_verdict(task, _failed(task, runtime, Outcome.CANCELLED, "cancelled", started))
+        with contextlib.suppress(OSError):  # a full disk must not turn Ctrl-C into a traceback
+            write_error_stub(task.output_dir, name, "cancelled before it finished")
+            record_verdict(task, _failed(task, runtime, Outcome.CANCELLED, "cancelled", started))
         raise
     except Exception as exc:  # the guard's whole job: any failure becomes a stub
         message = scrub(f"{type(exc).__name__}: {' '.join(str(exc).split()) or 'no message'}")
-        write_error_stub(task.output_dir, name, message)
+        try:
+            write_error_stub(task.output_dir, name, message)
+        except OSError as error:  # the disk is full: the run goes on and fails once, where it writes its reports
+            message += f" (and its error stub could not be written: {error.strerror})"
         result = _failed(task, runtime, Outcome.ERROR, message, started)
-    return record_verdict(task, result)
+    try:
+        return record_verdict(task, result)
+    except OSError:
+        return result

@@ -25,7 +25,7 @@ def triage_target(target: Target, config: Config, *, use_cache: bool = True, his
 
     root = Path(target.root)
     roster = load_roster(root)
-    profile = build_profile(target)
+    profile = build_profile(target, max_file_bytes=config.static.max_file_bytes)
     detection = detect_cached(root, config.domains, use_cache=use_cache)
     unavailable = None
     try:

@@ -40,6 +40,7 @@ import yaml
 from fluxdrive import _git
 from fluxdrive._atomic import atomic_write_text
 from fluxdrive._clock import parse_timestamp, utc_timestamp
+from fluxdrive._structured import load_yaml
 from fluxdrive.config.model import DomainsConfig
 from fluxdrive.triage.profile import CODE_LANGUAGES, MANIFEST_LANGUAGES, language_of, project_facts
 
@@ -276,7 +277,7 @@ def structural_files(root: Path) -> list[str]:
         found.extend(
             f"{folder}/{entry.name}" if folder else entry.name
             for entry in _listdir(base)
-            if entry.is_file()
+            if entry.is_file(follow_symlinks=False)
             and any(fnmatch.fnmatchcase(entry.name, g) for g in globs)
             and not entry.name.endswith(".md")
         )
@@ -357,7 +358,7 @@ def detect_cached(root: Path, config: DomainsConfig, *, use_cache: bool = True) 
     if use_cache and path.is_file():
         started = time.monotonic()
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            data = load_yaml(path.read_text(encoding="utf-8"), "the domain cache")
             if not isinstance(data, dict) or data.get("cache_version") != CACHE_VERSION:
                 raise ValueError("unknown cache format")
             domains = _from_cache(data)

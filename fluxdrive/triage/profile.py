@@ -30,11 +30,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
+from fluxdrive._confine import read_confined
+from fluxdrive.errors import FluxdriveError
 from fluxdrive.workspace import Target, review_files
 
 UNIT_TEXT_LIMIT = 16_384
 MAX_UNITS = 2_000
 CHUNK_LINES = 40
+MAX_MANIFEST_BYTES = 5_000_000
 
 LANGUAGES = {
     ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
@@ -285,7 +288,9 @@ def _bounded(units: list[Unit]) -> list[Unit]:
     return merged
 
 
-def _directory(profile: InputProfile, target: Target) -> None:
+def _directory(profile: InputProfile, target: Target, max_file_bytes: int | None) -> None:
+    """Units per file; a file too large to be analyzed (``static.max_file_bytes``) is left out of the weights,
+    or one generated 6 MB module would drown every other file's signal and crowd agents out of the plan."""
     assert target.path is not None
     root = Path(target.root)
     files = review_files(target.path, root)
@@ -295,6 +300,8 @@ def _directory(profile: InputProfile, target: Target) -> None:
     for relative in files:
         path = root / relative
         try:
+            if max_file_bytes is not None and path.stat().st_size > max_file_bytes:
+                continue
             with path.open("rb") as handle:
                 head = handle.read(UNIT_TEXT_LIMIT)
                 lines = head.count(b"\n") + _count_newlines(handle)
@@ -418,10 +425,9 @@ def _complexity(profile: InputProfile) -> str:
 
 
 def _manifest_dependencies(root: Path, name: str) -> list[str]:
-    path = root / name
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = read_confined(root / name, root, "manifest", limit=MAX_MANIFEST_BYTES).decode("utf-8", errors="replace")
+    except (OSError, FluxdriveError):  # a manifest linked out of the project, a FIFO, a huge file: no signal
         return []
     deps: list[str] = []
     try:
@@ -449,7 +455,7 @@ def _manifest_dependencies(root: Path, name: str) -> list[str]:
             ]
         elif name == "Gemfile":
             deps += re.findall(r"""^\s*gem\s+["']([\w-]+)""", text, re.M)
-    except (ValueError, tomllib.TOMLDecodeError, AttributeError):
+    except (ValueError, tomllib.TOMLDecodeError, AttributeError, RecursionError, TypeError):
         return []
     return [d.strip().lower() for d in deps if d.strip()]
 
@@ -518,8 +524,8 @@ def _shallow_files(root: Path, depth: int = 3, limit: int = 5_000) -> Iterator[P
                 yield entry
 
 
-def build_profile(target: Target) -> InputProfile:
-    """Profile the input and cut it into scoring units."""
+def build_profile(target: Target, *, max_file_bytes: int | None = None) -> InputProfile:
+    """Profile the input and cut it into scoring units (files over ``max_file_bytes`` carry no weight)."""
     relative = None
     if target.path is not None:
         try:
@@ -530,7 +536,7 @@ def build_profile(target: Target) -> InputProfile:
     if target.kind == "diff":
         _diff(profile, target.diff_text or "")
     elif target.kind == "directory":
-        _directory(profile, target)
+        _directory(profile, target, max_file_bytes)
     elif target.kind == "document":
         assert target.path is not None
         text = target.path.read_bytes().decode("utf-8", errors="replace")

@@ -6,11 +6,17 @@ import sys
 
 import pytest
 
+FIGURES = {
+    "tests.adversarial.test_secrets": "secrets: planted / found raw anywhere",
+    "tests.adversarial.test_bad_inputs": "bad inputs: tried / handled with a clear line",
+}
+
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    module = sys.modules.get("tests.adversarial.test_secrets")
-    lines = module.figures() if module is not None else []
-    if lines:
-        terminalreporter.section("secrets: planted / found raw anywhere")
-        for line in lines:
-            terminalreporter.write_line(line)
+    for name, title in FIGURES.items():
+        module = sys.modules.get(name)
+        lines = module.figures() if module is not None else []
+        if lines:
+            terminalreporter.section(title)
+            for line in lines:
+                terminalreporter.write_line(line)

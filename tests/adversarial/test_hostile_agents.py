@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from mcp_types import LATEST_PROTOCOL_VERSION
 
 from tests.conftest import REPO, committed_copy, run_fluxdrive
 from tests.fakes.llm_server import FakeProvider, Text, ToolCall
@@ -168,6 +169,35 @@ def test_kill_9_of_a_review_leaves_no_worker_behind(project: Path) -> None:
         assert _until(lambda: not any(_alive(p) for p in left), 5), f"orphans after 5 s: {left}"
     finally:
         _kill(_group(review.pid))
+
+
+def test_kill_9_of_the_mcp_server_mid_review_leaves_no_worker_behind(project: Path) -> None:
+    """The server runs reviews in a worker thread; their analyzer processes must still die with it."""
+    _big_tree(project)
+    server = subprocess.Popen(
+        [*FLUXDRIVE, "mcp", "--root", str(project)], cwd=project, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, start_new_session=True, env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    assert server.stdin is not None
+    try:
+        for message in (
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": LATEST_PROTOCOL_VERSION, "capabilities": {},
+                "clientInfo": {"name": "kill-test", "version": "0"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "review", "arguments": {}}},
+        ):  # fmt: skip
+            server.stdin.write((json.dumps(message) + "\n").encode())
+            server.stdin.flush()
+        assert _until(lambda: len(_group(server.pid)) >= 3, 60), "the review never started its workers"
+        members = _group(server.pid)
+        os.kill(server.pid, signal.SIGKILL)
+        server.wait()
+        left = [p for p in members if p != server.pid]
+        assert _until(lambda: not any(_alive(p) for p in left), 5), f"orphans after 5 s: {left}"
+    finally:
+        _kill(_group(server.pid))
+        server.stdin.close()
 
 
 # --------------------------------------------------------------------------

@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fluxdrive import channel
-from fluxdrive._confine import read_regular, why_unreadable
+from fluxdrive._confine import why_unreadable
 from fluxdrive._masking import mask_text, scrub
+from fluxdrive._paths import read_regular
 from fluxdrive.errors import FluxdriveError
 from fluxdrive.workspace import review_files
 
