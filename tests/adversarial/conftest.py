@@ -1,10 +1,16 @@
-"""The adversarial suite's figures, printed at the end of every run that exercised them."""
+"""The adversarial suite's shared fixture (the fake provider) and its figures, printed at the end of a run."""
 
 from __future__ import annotations
 
 import sys
+import uuid
+from collections.abc import Iterator
 
 import pytest
+
+from tests.fakes.llm_server import FakeProvider, Text
+
+CLEAN_REPORT = "### Findings Index\nVerdict: safe\n\n### Summary\nNothing in my lane.\n"
 
 FIGURES = {
     "tests.adversarial.test_secrets": "secrets: planted / found raw anywhere",
@@ -20,3 +26,14 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             terminalreporter.section(title)
             for line in lines:
                 terminalreporter.write_line(line)
+
+
+@pytest.fixture
+def provider(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeProvider]:
+    """The wire-level fake provider as the OpenAI endpoint (a fresh fake key; fast backoff for retries)."""
+    with FakeProvider(default=Text(CLEAN_REPORT)) as fake:
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url_openai)
+        monkeypatch.setenv("OPENAI_API_KEY", f"sk-test-{uuid.uuid4().hex}")
+        monkeypatch.setenv("FLUXDRIVE_DISPATCH__BACKOFF_BASE_S", "0.01")
+        monkeypatch.setenv("FLUXDRIVE_DISPATCH__BACKOFF_MAX_S", "0.2")
+        yield fake

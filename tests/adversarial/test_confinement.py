@@ -12,17 +12,16 @@ a link that stays inside the root keeps working.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.adversarial._support import files_under, review_dir
 from tests.conftest import committed_copy, run_fluxdrive
 from tests.fakes.llm_server import FakeProvider, Text, ToolCall
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "projects" / "py-webapp"
 MARKER = "OUTSIDE-MARKER-7d1f"
-KEY = "sk-test-CONFINEMENT0123456789abcdef"
 SECRET_FILE = f"root:x:0:0:{MARKER}:/root:/bin/bash\n"
 LEAKY = f'import subprocess\n\ndef ping(host):\n    return subprocess.check_output("ping " + host, shell=True)  # {MARKER}\n'
 
@@ -39,22 +38,6 @@ def project(tmp_path: Path) -> Path:
     (root / "shop" / "real.py").write_text(LEAKY.replace(MARKER, "inside"))
     (root / "shop" / "alias.py").symlink_to(root / "shop" / "real.py")  # stays inside: reviewed
     return root
-
-
-def _everything_written(directory: Path) -> str:
-    return "\n".join(p.read_text(errors="replace") for p in directory.rglob("*") if p.is_file() and not p.is_symlink())
-
-
-def _out(project: Path) -> Path:
-    return next((project / "docs" / "research" / "flux-drive").glob("*/"))
-
-
-@pytest.fixture
-def provider(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeProvider]:
-    with FakeProvider(default=Text("### Findings Index\nVerdict: safe\n")) as fake:
-        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url_openai)
-        monkeypatch.setenv("OPENAI_API_KEY", KEY)
-        yield fake
 
 
 def test_llm_tools_never_send_a_file_linked_out_of_the_root(project: Path, provider: FakeProvider) -> None:
@@ -79,14 +62,14 @@ def test_llm_tools_never_send_a_file_linked_out_of_the_root(project: Path, provi
     results = provider.tool_results("Review task for fd-safety")
     assert any("outside the project root" in r for r in results), "read_file says why it refused"
     assert any("check_output" in r and "alias.py" not in r for r in results), "a link inside the root is read"
-    assert MARKER not in done.out + done.err + _everything_written(_out(project))
+    assert MARKER not in done.out + done.err + "".join(files_under(review_dir(project)).values())
 
 
 def test_static_agents_skip_links_out_of_the_root_and_list_them(project: Path) -> None:
     done = run_fluxdrive("review", ".", "--yes", "--agents", "safety", "--fail-on", "never", cwd=project)
     assert done.code == 0, done.err
-    out = _out(project)
-    assert MARKER not in done.out + done.err + _everything_written(out)
+    out = review_dir(project)
+    assert MARKER not in done.out + done.err + "".join(files_under(out).values())
     findings = json.loads((out / "findings.json").read_text())
     skipped = {f["path"]: f["reason"] for f in findings["skipped_files"]}
     assert "outside the project root" in skipped["shop/x.py"] and "outside the project root" in skipped["shop/tool.py"]
@@ -109,7 +92,7 @@ def test_a_symlink_loop_is_skipped_not_fatal(project: Path) -> None:
     done = run_fluxdrive("review", ".", "--yes", "--fail-on", "never", cwd=project)
     assert done.code == 0, done.err
     assert "Traceback" not in done.err and "internal error" not in done.err
-    summary = (_out(project) / "summary.md").read_text()
+    summary = (review_dir(project) / "summary.md").read_text()
     assert "`shop/loop_a.py`: a broken symlink or a symlink loop" in summary
 
 

@@ -16,18 +16,17 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from mcp_types import LATEST_PROTOCOL_VERSION
 
+from tests.adversarial._support import review_dir
 from tests.conftest import REPO, committed_copy, run_fluxdrive
 from tests.fakes.llm_server import FakeProvider, Text, ToolCall
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "projects" / "py-webapp"
 FLUXDRIVE = [sys.executable, "-m", "fluxdrive"]
-KEY = "sk-test-HOSTILE0123456789abcdefghij"
 CLEAN = "### Findings Index\nVerdict: safe\n\n### Summary\nNothing in my lane.\n"
 RISKY = '### Findings Index\n- P0 | SF-001 | "x" | planted by a late writer | shop/db.py:1\nVerdict: risky\n'
 
@@ -88,20 +87,8 @@ def _start(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> sub
     return process
 
 
-def _out(project: Path) -> Path:
-    return next((project / "docs" / "research" / "flux-drive").glob("*/"))
-
-
 # --------------------------------------------------------------------------
 # a model's regular expression that backtracks forever
-
-
-@pytest.fixture
-def provider(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeProvider]:
-    with FakeProvider(default=Text(CLEAN)) as fake:
-        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url_openai)
-        monkeypatch.setenv("OPENAI_API_KEY", KEY)
-        yield fake
 
 
 def test_a_redos_grep_is_cut_off_and_the_run_finishes(project: Path, provider: FakeProvider) -> None:
@@ -122,7 +109,7 @@ def test_a_redos_grep_is_cut_off_and_the_run_finishes(project: Path, provider: F
     first, second = provider.tool_results("Review task for fd-safety")
     assert first == "no matches"
     assert "grep stopped" in second and "nested quantifiers" in second
-    assert not (_out(project) / ".fluxdrive.lock").exists()
+    assert not (review_dir(project) / ".fluxdrive.lock").exists()
 
 
 def test_no_tool_outlasts_the_agent_deadline(project: Path, provider: FakeProvider) -> None:
@@ -134,10 +121,10 @@ def test_no_tool_outlasts_the_agent_deadline(project: Path, provider: FakeProvid
         "--set", "llm.tool_timeout_s=3600", "--timeout", "3", cwd=project,
     )  # fmt: skip
     assert done.code == 3, done.err  # its only agent timed out: no verdict (the run itself ended)
-    run = json.loads((_out(project) / "run.json").read_text())
+    run = json.loads((review_dir(project) / "run.json").read_text())
     assert run["agents"]["fd-safety"]["outcome"] == "timeout"
     assert "INCOMPLETE" in done.out
-    assert not (_out(project) / ".fluxdrive.lock").exists()
+    assert not (review_dir(project) / ".fluxdrive.lock").exists()
 
 
 # --------------------------------------------------------------------------
@@ -285,7 +272,7 @@ def test_sigterm_ends_a_review_like_ctrl_c(project: Path, tmp_path: Path) -> Non
         assert _until(lambda: len(list(pids.glob("*"))) >= 2, 60), "the CLI agents did not start"
         os.kill(review.pid, signal.SIGTERM)
         assert review.wait(60) == 130
-        out = _out(project)
+        out = review_dir(project)
         run = json.loads((out / "run.json").read_text())
         launched = [a for s in run["stages"] if s.get("launched", True) for a in s["agents"]]
         assert launched and all((out / f"{a}.md").is_file() for a in launched), "every launched agent has a report"
@@ -338,7 +325,7 @@ def test_a_crashed_or_garbage_cli_agent_is_never_a_silent_safe(project: Path, tm
     done = run_fluxdrive(*args, cwd=project)
     assert done.code == 1, done.out + done.err
     assert "INCOMPLETE" in done.out.splitlines()[0] and "fd-safety" in done.out.splitlines()[2]
-    findings = json.loads((_out(project) / "findings.json").read_text())
+    findings = json.loads((review_dir(project) / "findings.json").read_text())
     assert findings["complete"] is False and any("fd-safety" in r for r in findings["incomplete_reasons"])
     allowed = run_fluxdrive(*args, "--allow-incomplete", cwd=project)
     assert allowed.code == 0 and "INCOMPLETE" in allowed.out
@@ -352,4 +339,4 @@ def test_a_prose_only_model_answer_is_never_a_silent_safe(project: Path, provide
     )  # fmt: skip
     assert done.code == 1, done.out + done.err
     assert "INCOMPLETE" in done.out and "could not be read" in done.out
-    assert json.loads((_out(project) / "findings.json").read_text())["complete"] is False
+    assert json.loads((review_dir(project) / "findings.json").read_text())["complete"] is False

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from fluxdrive.launch.progress import LiveProgress
+from tests.adversarial._support import review_dir
 from tests.conftest import committed_copy, run_fluxdrive
 from tests.fakes.llm_server import FakeProvider, Slow, Text
 
@@ -46,10 +47,6 @@ def silent(monkeypatch: pytest.MonkeyPatch, fast_backoff: None) -> Iterator[Fake
         yield fake
 
 
-def _out(project: Path) -> Path:
-    return next((project / "docs" / "research" / "flux-drive").glob("*/"))
-
-
 def test_a_silent_provider_is_bounded_by_the_agent_deadline(project: Path, silent: FakeProvider) -> None:
     """Twenty retries of a 1 s request with backoff would take half a minute and more; the 4 s deadline ends the agent instead."""
     done = run_fluxdrive(
@@ -57,7 +54,7 @@ def test_a_silent_provider_is_bounded_by_the_agent_deadline(project: Path, silen
         "--timeout", "4", "--set", "llm.request_timeout_s=1", "--set", "llm.http_retries=20", cwd=project,
     )  # fmt: skip
     assert done.code == 3, done.err  # the only agent timed out: no verdict, said in one place
-    run = json.loads((_out(project) / "run.json").read_text())
+    run = json.loads((review_dir(project) / "run.json").read_text())
     safety = run["agents"]["fd-safety"]
     assert safety["outcome"] == "timeout" and "timed out after 4 s" in safety["error"]
     assert "retrying once" not in done.err, "the deadline covers every attempt: a timed-out agent is not rerun"

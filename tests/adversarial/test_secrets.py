@@ -31,12 +31,12 @@ import sqlite3
 import string
 import sys
 import textwrap
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.adversarial._support import files_under, review_dir
 from tests.conftest import CliResult, committed_copy, run_fluxdrive
 from tests.fakes.llm_server import Error, FakeProvider, Text, ToolCall
 
@@ -165,15 +165,6 @@ def _leaks(texts: dict[str, str]) -> dict[str, list[str]]:
     return found
 
 
-def _files(directory: Path) -> dict[str, str]:
-    """Every file under ``directory`` (hidden ones included), decoded leniently, by relative path."""
-    return {
-        str(path.relative_to(directory)): path.read_bytes().decode("utf-8", errors="replace")
-        for path in sorted(directory.rglob("*"))
-        if path.is_file() and not path.is_symlink()
-    }
-
-
 def _history() -> dict[str, str]:
     """Every row of every table of the history database, as text (empty when there is none)."""
     database = Path(os.environ["XDG_DATA_HOME"]) / "fluxdrive" / "history.db"
@@ -205,10 +196,6 @@ def _report(found: dict[str, list[str]]) -> str:
     return "; ".join(f"{name} raw in {', '.join(places)}" for name, places in found.items())
 
 
-def _output_dir(project: Path) -> Path:
-    return next((project / "docs" / "research" / "flux-drive").glob("*/"))
-
-
 def _review(project: Path, *args: str, expand: str = "none") -> CliResult:
     return run_fluxdrive(
         "review", ".", "--yes", "--expand", expand, "--fail-on", "never", "--allow-incomplete", *args, cwd=project
@@ -230,19 +217,9 @@ def project(tmp_path: Path) -> Path:
     return committed_copy(source, tmp_path / "shop")
 
 
-@pytest.fixture
-def provider(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeProvider]:
-    with FakeProvider(default=Text(CLEAN)) as fake:
-        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url_openai)
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-" + _random(_ALNUM, 32))
-        monkeypatch.setenv("FLUXDRIVE_DISPATCH__BACKOFF_BASE_S", "0.01")
-        monkeypatch.setenv("FLUXDRIVE_DISPATCH__BACKOFF_MAX_S", "0.2")
-        yield fake
-
-
 def test_planted_secrets_are_in_the_project(project: Path) -> None:
     """The scenario is real: every planted value is in the committed project, raw."""
-    committed = _files(project)
+    committed = files_under(project)
     assert set(_leaks(committed)) == {secret.name for secret in PLANTED}
 
 
@@ -298,7 +275,7 @@ def test_llm_review_quoting_secrets_leaks_none(project: Path, provider: FakeProv
     done = _review(project, "--runtime", "llm", "--model", "openai:gpt-4o", expand="all")
 
     assert done.code == 0, done.err
-    out = _output_dir(project)
+    out = review_dir(project)
     run = json.loads((out / "run.json").read_text())
     assert run["agents"]["fd-safety"]["outcome"] == "completed", run["agents"]["fd-safety"]
     checkpoints = [r for r in provider.requests if "Checkpoint before your final report" in r.raw]
@@ -315,7 +292,7 @@ def test_llm_review_quoting_secrets_leaks_none(project: Path, provider: FakeProv
 
     recorded = _history()
     assert recorded, "the run is in the history database"
-    texts = {**_files(out), **_console(done), **recorded, **_requests_without_the_models_own_words(provider)}
+    texts = {**files_under(out), **_console(done), **recorded, **_requests_without_the_models_own_words(provider)}
     texts.update({f"tool result #{n}": r for n, r in enumerate(tool_results, start=1)})
     found = _leaks(texts)
     _record("a. llm review (tools, share_finding, report)", found)
@@ -345,7 +322,7 @@ def test_an_api_key_echoed_in_a_provider_error_reaches_no_output(
 
     done = _review(project, "--runtime", "llm", "--model", "openai:gpt-4o")
 
-    out = _output_dir(project)
+    out = review_dir(project)
     run = json.loads((out / "run.json").read_text())
     for agent in ("fd-safety", "fd-quality"):
         record = run["agents"][agent]
@@ -354,7 +331,7 @@ def test_an_api_key_echoed_in_a_provider_error_reaches_no_output(
     history = run_fluxdrive("history", "--run", run["run_id"], cwd=project)
     recorded = _history()
     assert recorded, "the run is in the history database"
-    texts = {**_files(out), **_console(done, history), **recorded}
+    texts = {**files_under(out), **_console(done, history), **recorded}
     leaked = sorted(place for place, text in texts.items() if key in text or key[:24] in text)
     LEDGER["b. API key echoed in a 401"] = {"OPENAI_API_KEY (fake)": leaked} if leaked else {}
     assert not leaked, f"the API key is raw in {', '.join(leaked)}"
@@ -387,7 +364,7 @@ def test_cli_agent_report_quoting_secrets_leaks_none(project: Path, tmp_path: Pa
     done = _review(project, "--runtime", "cli-agent")
 
     assert done.code == 0, done.err
-    out = _output_dir(project)
+    out = review_dir(project)
     run = json.loads((out / "run.json").read_text())
     assert run["agents"]["fd-safety"]["outcome"] == "completed", run["agents"]["fd-safety"]
     findings = json.loads((out / "findings.json").read_text())["findings"]
@@ -396,7 +373,7 @@ def test_cli_agent_report_quoting_secrets_leaks_none(project: Path, tmp_path: Pa
     history = run_fluxdrive("history", "--run", run["run_id"], cwd=project)
     recorded = _history()
     assert recorded, "the run is in the history database"
-    found = _leaks({**_files(out), **_console(done, history), **recorded})
+    found = _leaks({**files_under(out), **_console(done, history), **recorded})
     _record("c. cli-agent command report", found)
     assert not found, _report(found)
 
@@ -428,7 +405,7 @@ def test_findings_and_verdicts_written_by_hand_store_no_secret(tmp_path: Path) -
     (finding,) = json.loads(read.out)
     assert finding["file_refs"][0] == ".env:1" and finding["category"] == "leaked"
     assert "fd-safety" in listed.out and "NEEDS_ATTENTION" in listed.out
-    found = _leaks({**_files(run), **_console(wrote, verdict, read, listed, as_json, timeline)})
+    found = _leaks({**files_under(run), **_console(wrote, verdict, read, listed, as_json, timeline)})
     _record("d. findings write / verdicts write", found)
     assert not found, _report(found)
 
@@ -441,7 +418,7 @@ def test_synthesize_over_foreign_reports_leaks_none(tmp_path: Path) -> None:
     reports.mkdir()
     (reports / "fd-safety.md").write_text(LEAKY_REPORT + "\n<!-- flux-drive:complete -->\n")
     (reports / "fd-quality.md").write_text(CLEAN + "\n<!-- flux-drive:complete -->\n")
-    before = set(_files(reports))
+    before = set(files_under(reports))
 
     done = run_fluxdrive("synthesize", reports, "--fail-on", "never")
     as_json = run_fluxdrive("synthesize", reports, "--json", "--verbose", "--fail-on", "never")
@@ -451,7 +428,7 @@ def test_synthesize_over_foreign_reports_leaks_none(tmp_path: Path) -> None:
     assert {".env:1", "config/settings.yaml:3"} <= {
         location for finding in json.loads(as_json.out)["findings"] for location in finding["locations"]
     }
-    written = {name: text for name, text in _files(reports).items() if name not in before}
+    written = {name: text for name, text in files_under(reports).items() if name not in before}
     assert {"findings.json", "summary.md", "findings.sarif"} <= set(written)
     found = _leaks({**written, **_console(done, as_json)})
     _record("e. synthesize over foreign reports", found)

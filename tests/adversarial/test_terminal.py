@@ -22,8 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
+from tests.adversarial._support import files_under, review_dir
 from tests.conftest import CliResult, committed_copy, run_fluxdrive
 from tests.fakes.llm_server import FakeProvider, Text, ToolCall
 
@@ -92,14 +91,6 @@ def _hostile(texts: dict[str, str]) -> dict[str, list[str]]:
     return found
 
 
-def _files(directory: Path) -> dict[str, str]:
-    return {
-        str(path.relative_to(directory)): path.read_bytes().decode("utf-8", errors="replace")
-        for path in sorted(directory.rglob("*"))
-        if path.is_file() and not path.is_symlink()
-    }
-
-
 def _console(*results: CliResult, json_out: tuple[int, ...] = ()) -> dict[str, str]:
     """stdout/stderr of each result; the stdout of the results numbered in ``json_out`` is checked as JSON too."""
     texts: dict[str, str] = {}
@@ -107,20 +98,6 @@ def _console(*results: CliResult, json_out: tuple[int, ...] = ()) -> dict[str, s
         texts[f"stdout #{number}" + (".json" if number in json_out else "")] = result.out
         texts[f"stderr #{number}"] = result.err
     return texts
-
-
-def _output_dir(project: Path) -> Path:
-    return next((project / "docs" / "research" / "flux-drive").glob("*/"))
-
-
-@pytest.fixture
-def provider(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeProvider]:
-    with FakeProvider(default=Text(CLEAN)) as fake:
-        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url_openai)
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-terminal0123456789abcdef")
-        monkeypatch.setenv("FLUXDRIVE_DISPATCH__BACKOFF_BASE_S", "0.01")
-        monkeypatch.setenv("FLUXDRIVE_DISPATCH__BACKOFF_MAX_S", "0.2")
-        yield fake
 
 
 # --- a file name with escapes, static runtime -------------------------------------------------------------
@@ -141,7 +118,7 @@ def test_a_file_named_with_escapes_is_reviewed_without_them(tmp_path: Path) -> N
 
     assert done.code == 0, done.err
     assert as_json.code == 0, as_json.err
-    out = _output_dir(project)
+    out = review_dir(project)
     findings = json.loads((out / "findings.json").read_text())["findings"]
     shell = [f for f in findings if any(loc.startswith("shop/net") and loc.endswith(".py:5") for loc in f["locations"])]
     assert shell and shell[0]["severity"] == "P0", "the injection in the hostile-named file was found"
@@ -149,7 +126,7 @@ def test_a_file_named_with_escapes_is_reviewed_without_them(tmp_path: Path) -> N
         **_console(done, as_json, json_out=(2,)),
         "summary.md": (out / "summary.md").read_text(),
         "findings.json": (out / "findings.json").read_text(),
-        **{f"output/{name}": text for name, text in _files(out).items()},
+        **{f"output/{name}": text for name, text in files_under(out).items()},
     }
     assert not (found := _hostile(texts)), found
 
@@ -181,7 +158,7 @@ def test_a_model_report_with_escapes_is_rendered_without_them(tmp_path: Path, pr
     )  # fmt: skip
 
     assert done.code == 0, done.err
-    out = _output_dir(project)
+    out = review_dir(project)
     titles = [f["title"] for f in json.loads((out / "findings.json").read_text())["findings"]]
     assert any("Shell injection in ping" in t for t in titles), titles
     assert any("SQL injection" in t for t in titles), titles
@@ -189,7 +166,7 @@ def test_a_model_report_with_escapes_is_rendered_without_them(tmp_path: Path, pr
     assert any(p["agent"] == "fd-safety" and p["category"] == "shell-injection" for p in channel), channel
     read = run_fluxdrive("findings", "read", out / "peer-findings.jsonl")
     listed = run_fluxdrive("verdicts", out)
-    texts = {**_console(done, read, listed, json_out=(2,)), **_files(out)}
+    texts = {**_console(done, read, listed, json_out=(2,)), **files_under(out)}
     assert not (found := _hostile(texts)), found
 
 
@@ -217,7 +194,7 @@ def test_findings_and_verdicts_written_with_escapes_store_and_print_none(tmp_pat
 
     assert json.loads(read.out)[0]["file_refs"][0].startswith("shop/routes.py:45")
     assert "fd-safety" in listed.out and "NEEDS_ATTENTION" in listed.out
-    texts = {**_files(run), **_console(wrote, verdict, read, timeline, listed, as_json, json_out=(3, 6))}
+    texts = {**files_under(run), **_console(wrote, verdict, read, timeline, listed, as_json, json_out=(3, 6))}
     assert not (found := _hostile(texts)), found
 
 

@@ -61,7 +61,7 @@ def test_formats_and_fail_on(project: Path) -> None:
         (["--yes", "--expand", "sideways"], "unknown --expand value 'sideways'"),
         (["--yes", "--format", "yaml"], "unknown --format 'yaml'"),
         (["--yes", "--runtime", "statik"], "unknown runtime 'statik' (hint: did you mean 'static'?)"),
-        (["--yes", "--timeout", "0"], "--timeout must be positive"),
+        (["--yes", "--timeout", "0"], "--timeout must be a positive number of seconds"),
         (["--yes", "--agents", "fd-nobody"], "unknown agent 'fd-nobody'"),
     ],
 )
