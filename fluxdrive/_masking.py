@@ -94,18 +94,20 @@ _CONTROLS = re.compile(
 
 _JSON_CONTROL = re.compile(r"\\u00(?:0[0-8bcef]|1[0-9a-f]|7f|[89][0-9a-f])", re.I)
 
+_ANY_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
 # detect-secrets keeps its settings in module globals: one scan at a time (the static analyzer shares this).
 DETECT_SECRETS_LOCK = threading.Lock()
 _DETECT_CANDIDATE = re.compile(
     r"(?i:pass|pwd|secret|token|api.?key|auth|cred|private|BEGIN|://)"
-    r"|[A-Za-z0-9+/=_\-.]{20,}|AKIA|gh[pousr]_|sk_live|xox[abpr]-|eyJ|AIza"
+    r"|[A-Za-z0-9+=_\-]{20,}|AKIA|gh[pousr]_|sk_live|xox[abpr]-|eyJ|AIza"  # a token, not a path or a sentence
 )
 _SKIPPED_PLUGINS = ("Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector")
 
 
 def strip_controls(text: str) -> str:
     """``text`` without terminal escape sequences or control characters (tab and newline stay)."""
-    if "\x1b" not in text and not any((ord(c) < 32 and c not in "\t\n") or 127 <= ord(c) <= 159 for c in text):
+    if not _ANY_CONTROL.search(text):
         return text
     return _CONTROLS.sub("", text.replace("\r\n", "\n"))
 
