@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp_types import LATEST_PROTOCOL_VERSION
@@ -143,19 +144,23 @@ def _big_tree(root: Path) -> None:
         (root / "pkg" / f"mod{n}.py").write_text(body)
 
 
-def test_kill_9_of_a_review_leaves_no_worker_behind(project: Path) -> None:
-    _big_tree(project)
-    review = _start(["review", ".", "--yes", "--fail-on", "never"], project)
+def _kill_9_once_workers_run(process: subprocess.Popen[Any]) -> None:
+    """Wait for the analyzers' worker processes (members of the process's group besides itself), kill -9 the
+    process alone, and require every other member of its group to be gone 5 s later."""
     try:
-        # wait until the analyzers' worker processes exist (children in the review's group besides itself)
-        assert _until(lambda: len(_group(review.pid)) >= 3, 60), "the review never started its workers"
-        members = _group(review.pid)
-        os.kill(review.pid, signal.SIGKILL)
-        review.wait()
-        left = [p for p in members if p != review.pid]
+        assert _until(lambda: len(_group(process.pid)) >= 3, 60), "the review never started its workers"
+        members = _group(process.pid)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        left = [p for p in members if p != process.pid]
         assert _until(lambda: not any(_alive(p) for p in left), 5), f"orphans after 5 s: {left}"
     finally:
-        _kill(_group(review.pid))
+        _kill(_group(process.pid))
+
+
+def test_kill_9_of_a_review_leaves_no_worker_behind(project: Path) -> None:
+    _big_tree(project)
+    _kill_9_once_workers_run(_start(["review", ".", "--yes", "--fail-on", "never"], project))
 
 
 def test_kill_9_of_the_mcp_server_mid_review_leaves_no_worker_behind(project: Path) -> None:
@@ -176,14 +181,8 @@ def test_kill_9_of_the_mcp_server_mid_review_leaves_no_worker_behind(project: Pa
         ):  # fmt: skip
             server.stdin.write((json.dumps(message) + "\n").encode())
             server.stdin.flush()
-        assert _until(lambda: len(_group(server.pid)) >= 3, 60), "the review never started its workers"
-        members = _group(server.pid)
-        os.kill(server.pid, signal.SIGKILL)
-        server.wait()
-        left = [p for p in members if p != server.pid]
-        assert _until(lambda: not any(_alive(p) for p in left), 5), f"orphans after 5 s: {left}"
+        _kill_9_once_workers_run(server)
     finally:
-        _kill(_group(server.pid))
         server.stdin.close()
 
 
