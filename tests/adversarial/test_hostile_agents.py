@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -246,45 +247,52 @@ def _pids(directory: Path) -> list[int]:
     return [int(p) for f in directory.glob("*") for p in f.read_text().split()]
 
 
-def test_kill_9_of_a_review_ends_its_cli_agents_and_their_children(project: Path, tmp_path: Path) -> None:
+@pytest.fixture
+def hanging_review(project: Path, tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path]]:
+    """A review whose CLI agents hang (each with a child); their pids land in the yielded directory.
+
+    Whatever the test does, every process it recorded and the review itself are ended by pid afterwards.
+    """
     _command_agent(tmp_path, project, "hanger", HANGER)
     pids = tmp_path / "pids"
     pids.mkdir()
     review = _start(["review", ".", "--yes", "--runtime", "cli-agent"], project, {"PIDS": str(pids)})
     try:
-        assert _until(lambda: len(list(pids.glob("*"))) >= 1, 60), "no CLI agent started"
-        time.sleep(0.5)
-        os.kill(review.pid, signal.SIGKILL)
-        review.wait()
-        started = _pids(pids)
-        assert _until(lambda: not any(_alive(p) for p in started), 5), f"orphans after 5 s: {started}"
-    finally:
-        _kill(_pids(pids))
-
-
-def test_sigterm_ends_a_review_like_ctrl_c(project: Path, tmp_path: Path) -> None:
-    _command_agent(tmp_path, project, "hanger", HANGER)
-    pids = tmp_path / "pids"
-    pids.mkdir()
-    review = _start(["review", ".", "--yes", "--runtime", "cli-agent"], project, {"PIDS": str(pids)})
-    try:
-        assert _until(lambda: len(list(pids.glob("*"))) >= 2, 60), "the CLI agents did not start"
-        os.kill(review.pid, signal.SIGTERM)
-        assert review.wait(60) == 130
-        out = review_dir(project)
-        run = json.loads((out / "run.json").read_text())
-        launched = [a for s in run["stages"] if s.get("launched", True) for a in s["agents"]]
-        assert launched and all((out / f"{a}.md").is_file() for a in launched), "every launched agent has a report"
-        assert all(run["agents"][a]["outcome"] == "cancelled" for a in launched), run["agents"]
-        assert (out / "findings.json").is_file(), "what finished was synthesized"
-        assert json.loads((out / "findings.json").read_text())["complete"] is False
-        assert not (out / ".fluxdrive.lock").exists(), "the lock was released"
-        started = _pids(pids)
-        assert _until(lambda: not any(_alive(p) for p in started), 5), f"left running: {started}"
+        yield review, pids
     finally:
         _kill(_pids(pids))
         if review.poll() is None:
             review.kill()
+        review.wait()
+
+
+def test_kill_9_of_a_review_ends_its_cli_agents_and_their_children(
+    hanging_review: tuple[subprocess.Popen[str], Path],
+) -> None:
+    review, pids = hanging_review
+    assert _until(lambda: len(list(pids.glob("*"))) >= 1, 60), "no CLI agent started"
+    time.sleep(0.5)
+    os.kill(review.pid, signal.SIGKILL)
+    review.wait()
+    started = _pids(pids)
+    assert _until(lambda: not any(_alive(p) for p in started), 5), f"orphans after 5 s: {started}"
+
+
+def test_sigterm_ends_a_review_like_ctrl_c(project: Path, hanging_review: tuple[subprocess.Popen[str], Path]) -> None:
+    review, pids = hanging_review
+    assert _until(lambda: len(list(pids.glob("*"))) >= 2, 60), "the CLI agents did not start"
+    os.kill(review.pid, signal.SIGTERM)
+    assert review.wait(60) == 130
+    out = review_dir(project)
+    run = json.loads((out / "run.json").read_text())
+    launched = [a for s in run["stages"] if s.get("launched", True) for a in s["agents"]]
+    assert launched and all((out / f"{a}.md").is_file() for a in launched), "every launched agent has a report"
+    assert all(run["agents"][a]["outcome"] == "cancelled" for a in launched), run["agents"]
+    assert (out / "findings.json").is_file(), "what finished was synthesized"
+    assert json.loads((out / "findings.json").read_text())["complete"] is False
+    assert not (out / ".fluxdrive.lock").exists(), "the lock was released"
+    started = _pids(pids)
+    assert _until(lambda: not any(_alive(p) for p in started), 5), f"left running: {started}"
 
 
 def test_a_setsid_grandchild_cannot_rewrite_a_finished_report(
