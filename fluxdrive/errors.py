@@ -7,7 +7,8 @@ raises these; only ``fluxdrive.cli`` turns them into a line on stderr.
     FluxdriveError                 exit 2 unless stated
     ├── UsageError                 a bad argument, flag or combination
     ├── InputError                 a path that is missing, unreadable, a
-    │                              directory, binary or not UTF-8
+    │   │                          directory, binary or not UTF-8
+    │   └── NothingToReviewError        exit 0: an empty diff (a no-op pull request)
     ├── ConfigError                a config file, key or value is invalid
     ├── AgentDefinitionError       an agent definition file is invalid
     ├── ChannelError               a peer finding fails validation
@@ -31,6 +32,7 @@ class FluxdriveError(Exception):
     """Base of every user-facing error: a message, a fix hint, an exit code."""
 
     exit_code: int = EXIT_USAGE
+    label: str = "error"  # how the CLI introduces it on stderr
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)
@@ -60,6 +62,13 @@ class UsageError(FluxdriveError):
 
 class InputError(FluxdriveError):
     """A path the user gave cannot be used as input."""
+
+
+class NothingToReviewError(InputError):
+    """The input is empty - a diff with no changes: not a failure (CI runs reviews on no-op pull requests)."""
+
+    exit_code = EXIT_OK
+    label = "nothing to review"
 
 
 class _LocatedError(FluxdriveError):

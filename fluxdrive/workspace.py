@@ -37,7 +37,7 @@ from fluxdrive._confine import confine
 from fluxdrive._masking import scrub
 from fluxdrive._paths import decode_utf8, require_directory
 from fluxdrive._project import find_project_root
-from fluxdrive.errors import InputError, UsageError
+from fluxdrive.errors import InputError, NothingToReviewError, UsageError
 
 RUNS_DIR = Path("docs") / "research" / "flux-drive"
 ALWAYS_EXCLUDED = {
@@ -256,7 +256,8 @@ def resolve_target(
         root = find_project_root(here)
         text = _git.diff(root, diff_ref, staged=staged)
         if not text.strip():
-            raise InputError("the diff is empty", hint="nothing changed between the refs")
+            since = f"since {diff_ref}" if diff_ref else "staged"
+            raise NothingToReviewError(f"the diff is empty: nothing changed {since}")
         label = f"diff-{diff_ref}" if diff_ref else "staged"
         return Target("diff", root, label, diff_text=text, source=f"git:{diff_ref or 'staged'}")
     if target is None:
@@ -264,7 +265,7 @@ def resolve_target(
     if target == "-":
         text = stdin_text or ""
         if not text.strip():
-            raise InputError("stdin is empty", hint="pipe a unified diff, e.g. git diff | fluxdrive triage -")
+            raise NothingToReviewError("stdin is empty: the piped diff has no changes")
         if not looks_like_diff(text):
             raise InputError("stdin is not a unified diff", hint="pipe the output of git diff")
         return Target("diff", find_project_root(here), "stdin", diff_text=text, source="stdin")

@@ -118,6 +118,9 @@ class AgentDefinition(_Strict):
     adjacent: list[str] = Field(default_factory=list)
     overlaps: list[str] = Field(default_factory=list)
     exempt_from_dropout: bool = False
+    # The most severe finding its lane usually produces: 3 (P0: safety, data integrity), 2 (P1), 1 (P2/P3).
+    # Staging ranks equal scores by it, so a tie at the Stage 1 boundary never goes to style over safety.
+    reach: int = Field(2, ge=1, le=3)
     static: StaticChecks = Field(default_factory=StaticChecks)
     tier: Literal["strong", "balanced", "fast"] = "balanced"
     runtime: str | None = None

@@ -61,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FluxdriveError as exc:
         if debug:
             raise
-        sys.stderr.write(f"{PROG}: error: {scrub(exc.one_line())}\n")
+        sys.stderr.write(f"{PROG}: {exc.label}: {scrub(exc.one_line())}\n")
         return exc.exit_code
     except typer.Exit as exc:
         return int(exc.exit_code or 0)

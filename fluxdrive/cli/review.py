@@ -5,14 +5,18 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from fluxdrive import __version__
 from fluxdrive.cli._io import out, warn
 from fluxdrive.cli.synthesize import AllowIncomplete, exit_for, fail_on_rank
 from fluxdrive.cli.triage import TargetArg
-from fluxdrive.errors import EXIT_INTERRUPTED, UsageError
+from fluxdrive.errors import EXIT_INTERRUPTED, NothingToReviewError, UsageError
+
+if TYPE_CHECKING:
+    from fluxdrive.launch.review import ReviewOptions, ReviewRun
 
 EXPAND = ("ask", "recommended", "all", "none")
 FORMATS = ("console", "json", "markdown", "sarif")
@@ -99,7 +103,7 @@ def review_command(
     """Review TARGET: triage, approval, Stage 1, research, expansion, Stage 2, synthesis; print the verdict."""
     from fluxdrive.config import parse_assignments
     from fluxdrive.launch.progress import PlainProgress, Recorder, progress_for
-    from fluxdrive.launch.review import ReviewOptions, run_review
+    from fluxdrive.launch.review import ReviewOptions
     from fluxdrive.reports import render_console, render_json, render_sarif, render_summary
     from fluxdrive.reports.console import agent_lines
 
@@ -137,7 +141,7 @@ def review_command(
         ask=_ask if interactive else None,
         say=_say,
     )
-    run = run_review(target, options)
+    run = _run(target, options, output_format)
     if not run.approved:
         out("rejected at the approval gate; nothing was dispatched")
         raise typer.Exit(0)
@@ -173,3 +177,32 @@ def review_command(
         incomplete=bool(result.incomplete),
         allow_incomplete=allow_incomplete or bool(output and output.allow_incomplete),
     )
+
+
+def _run(target: str | None, options: ReviewOptions, output_format: str) -> ReviewRun:
+    """run_review, with an empty diff ending the command as a pass."""
+    from fluxdrive.launch.review import run_review
+
+    try:
+        return run_review(target, options)
+    except NothingToReviewError as exc:
+        _nothing_to_review(exc, output_format)
+        raise typer.Exit(0) from None
+
+
+def _nothing_to_review(reason: NothingToReviewError, output_format: str) -> None:
+    """An empty diff passes (exit 0): a line on stderr, and for machine formats a valid, empty document."""
+    import json
+
+    from fluxdrive.reports.sarif import INFORMATION_URI, SARIF_SCHEMA
+
+    if output_format in ("sarif", "json"):
+        warn(f"nothing to review: {reason.message}")
+    if output_format == "sarif":
+        driver = {"name": "fluxdrive", "version": __version__, "informationUri": INFORMATION_URI, "rules": []}
+        log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{"tool": {"driver": driver}, "results": []}]}
+        out(json.dumps(log, indent=2))
+    elif output_format == "json":
+        out(json.dumps({"verdict": None, "nothing_to_review": True, "reason": reason.message, "findings": []}))
+    else:
+        out(f"Nothing to review: {reason.message}")

@@ -60,9 +60,23 @@ def triage_command(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Detect domains again, ignoring .fluxdrive/domains.yaml.")
     ] = False,
+    runtime: Annotated[
+        str,
+        typer.Option(
+            "--runtime",
+            metavar="NAME",
+            help="Price the plan for this runtime: stages apply only when every candidate would exceed the budget.",
+        ),
+    ] = "static",
+    model: Annotated[
+        str | None, typer.Option("--model", metavar="PROVIDER:MODEL", help="Model the plan is priced for.")
+    ] = None,
 ) -> None:
     """Phase 1 only: profile the input, detect domains, score agents, assign stages; ask for approval."""
     from fluxdrive.config import load_config
+    from fluxdrive.launch.plan import apply_cost_model
+    from fluxdrive.launch.runtimes import RuntimePool
+    from fluxdrive.runtimes import runtime_class
     from fluxdrive.triage import render_table, triage_target, write_outputs
     from fluxdrive.triage.engine import dumps
     from fluxdrive.workspace import claim_output_dir, output_dir_for, resolve_target, run_lock
@@ -73,6 +87,8 @@ def triage_command(
     directory = claim_output_dir(output_dir_for(resolved, output_dir), resolved)
     with run_lock(directory, command="triage"):
         result = triage_target(resolved, config, use_cache=not no_cache)
+        runtime_class(runtime)  # an unknown name fails with a suggestion
+        apply_cost_model(result, RuntimePool(runtime, model), config, model)
         for note in result.notes:
             warn(note)
         approved = approve(result, yes=yes, stream_to_stderr=as_json)

@@ -83,6 +83,10 @@ class SelectionConfig(_Section):
     stage1_min: int = Field(2, ge=1, description="fewest Stage 1 agents")
     stage1_max: int = Field(5, ge=1, description="most Stage 1 agents")
     expansion_pool_min_score: float = Field(2, ge=0, description="unselected agents at or above this join the pool")
+    min_agents: int = Field(2, ge=1, le=10, description="fewest reviewers for any non-empty input")
+    staging: Literal["auto", "always", "never"] = Field(
+        "auto", description="auto: stages only when the whole roster would exceed the budget; always; never"
+    )
 
     @model_validator(mode="after")
     def _bounds(self) -> SelectionConfig:
@@ -149,6 +153,8 @@ class ExpansionConfig(_Section):
     per_adjacent_p1: int = Field(2, ge=0, description="per P1 found by an adjacent agent")
     disagreement: int = Field(2, ge=0, description="Stage 1 agents disagree on one finding")
     domain_criteria: int = Field(1, ge=0, description="its domain injection criteria were met")
+    direct_evidence: int = Field(3, ge=0, description="the input holds direct signals for its lane")
+    core_triage: int = Field(1, ge=0, description="its own triage base score was core (3)")
     recommend_at: int = Field(3, ge=1, description="score at which launching is recommended")
     offer_at: int = Field(2, ge=1, description="score at which launching is offered")
 

@@ -10,14 +10,16 @@ After Stage 1, each Stage 2 or pool candidate gets a redundancy score:
 
 At ``threshold`` (0.6) or more it is dropped, with the reasons and the tokens
 that saves. Agents marked ``exempt_from_dropout`` and the configured exempt
-list (fd-safety, fd-correctness) are never dropped. Nothing is dropped when
+list (fd-safety, fd-correctness) are never dropped, nor is an agent whose
+lane has direct evidence in the input (its paths or routing keywords):
+what the input shows is not made redundant by what Stage 1 said. Nothing is dropped when
 dropout is disabled, when there is only one candidate, or when Stage 1 found
 nothing. Choosing "launch all" at the expansion decision restores dropped agents.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from fluxdrive._match import word_pattern
@@ -78,10 +80,13 @@ def assess_dropout(
     config: DropoutConfig,
     *,
     tokens_for: Callable[[str], int],
+    evidence: Collection[str] = (),
 ) -> Dropout:
-    """Score every candidate; drop the redundant ones (never the exempt)."""
+    """Score every candidate; drop the redundant ones (never the exempt, nor one whose lane the input shows)."""
     if not config.enabled:
         return Dropout((), "dropout is disabled")
+    if not candidates:
+        return Dropout((), "no Stage 2 candidates")
     if len(candidates) <= 1:
         return Dropout((), "only one candidate")
     serious = [f for f in findings if f.severity in SERIOUS and not f.improvement]
@@ -112,7 +117,7 @@ def assess_dropout(
             score += config.weight_low_trust
             reasons.append(f"low trust ({trusted:.2f})")
         score = round(score, 2)
-        exempt = name in config.exempt or agent.exempt_from_dropout
+        exempt = name in config.exempt or agent.exempt_from_dropout or name in evidence
         dropped = score >= config.threshold and not exempt
         rows.append(DropoutRow(name, score, tuple(reasons), exempt, dropped, tokens_for(name) if dropped else 0))
     return Dropout(tuple(rows))

@@ -5,20 +5,24 @@ Each candidate (Stage 2 and pool agents) scores from what Stage 1 found:
 definition lists as ``adjacent``), +2 when Stage 1 agents disagree on a
 finding in its lane or involving a neighbour (same place, different severity
 or fix), +1 when a detected domain has criteria for it and Stage 1 found
-something in its lane. The highest score decides: at ``recommend_at`` (3)
+something in its lane. Findings are not the only evidence: +``direct_evidence``
+(3) when the input itself holds direct signals for the candidate's lane (its
+paths or routing keywords: ``subprocess``, ``auth/session.py``), and +1 when its
+own triage base score was core (3). So ``--yes`` never recommends stopping
+before an agent whose lane the input shows. The highest score decides: at ``recommend_at`` (3)
 fluxdrive recommends launching the agents that reach it, at ``offer_at`` (2)
 it offers without a default, below that it recommends stopping. Every
 recommendation cites the findings and the adjacency behind it.
 
-Edge cases: no Stage 1 findings -> recommend stopping, still allow
-expansion; every Stage 1 agent failed -> Stage 2 is offered as fallback
+Edge cases: no Stage 1 findings and no direct evidence -> recommend
+stopping, still allow expansion; every Stage 1 agent failed -> Stage 2 is offered as fallback
 coverage (and is what "recommended" launches); the choice is made once.
 The person (or a flag) always decides; fluxdrive never expands on its own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -64,7 +68,14 @@ def _disagreement(finding: Finding) -> bool:
 
 
 def score_candidate(
-    name: str, findings: Sequence[Finding], roster: Roster, boosted: set[str], config: ExpansionConfig
+    name: str,
+    findings: Sequence[Finding],
+    roster: Roster,
+    boosted: set[str],
+    config: ExpansionConfig,
+    *,
+    evidence: Sequence[str] = (),
+    base_score: int = 0,
 ) -> tuple[int, tuple[str, ...]]:
     """A candidate's expansion score and the citations behind it."""
     agent = roster.agents.get(name)
@@ -73,6 +84,12 @@ def score_candidate(
     neighbours = set(agent.adjacent)
     score = 0
     reasons: list[str] = []
+    if evidence:
+        score += config.direct_evidence
+        reasons.append(f"the input shows its lane ({', '.join(evidence[:3])})")
+    if base_score >= 3:
+        score += config.core_triage
+        reasons.append("its triage score is core (3)")
     for finding in findings:
         if finding.improvement:
             continue
@@ -103,11 +120,15 @@ def decide(
     boosted: set[str],
     dropped: Sequence[str],
     config: ExpansionConfig,
+    evidence: Mapping[str, Sequence[str]] | None = None,
+    base_scores: Mapping[str, int] | None = None,
 ) -> Decision:
     """Score the candidates and make the recommendation."""
+    evidence, base_scores = evidence or {}, base_scores or {}
     candidates = []
     for name in [*stage2, *pool]:
-        score, reasons = score_candidate(name, findings, roster, boosted, config)
+        shown, base = evidence.get(name, ()), base_scores.get(name, 0)
+        score, reasons = score_candidate(name, findings, roster, boosted, config, evidence=shown, base_score=base)
         candidates.append(Candidate(name, score, reasons, name in dropped, name in stage2))
     candidates.sort(key=lambda c: (-c.score, not c.planned, c.agent))
     live = [c for c in candidates if not c.dropped]
@@ -118,6 +139,11 @@ def decide(
         message = f"Every Stage 1 agent failed: Stage 2 is offered as fallback coverage ({', '.join(names)})."
         return Decision("fallback", tuple(candidates), names, message)
     top = max((c.score for c in live), default=0)
+    if top >= config.recommend_at:
+        chosen = tuple(c.agent for c in live if c.score >= config.recommend_at)
+        lines = [f"Recommend launching {', '.join(chosen)}:"]
+        lines += [f"  {c.agent} ({c.score}): {'; '.join(c.reasons)}" for c in live if c.agent in chosen]
+        return Decision("recommend", tuple(candidates), chosen, "\n".join(lines))
     if not any(not f.improvement for f in findings):
         return Decision(
             "stop",
@@ -125,11 +151,6 @@ def decide(
             (),
             "Stage 1 found nothing: recommend stopping here (Stage 2 can still be launched).",
         )
-    if top >= config.recommend_at:
-        chosen = tuple(c.agent for c in live if c.score >= config.recommend_at)
-        lines = [f"Recommend launching {', '.join(chosen)}:"]
-        lines += [f"  {c.agent} ({c.score}): {'; '.join(c.reasons)}" for c in live if c.agent in chosen]
-        return Decision("recommend", tuple(candidates), chosen, "\n".join(lines))
     if top >= config.offer_at:
         offered = [c for c in live if c.score >= config.offer_at]
         lines = ["Stage 2 is optional (no default):"]

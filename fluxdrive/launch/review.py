@@ -39,11 +39,12 @@ from fluxdrive.launch.dropout import Dropout, assess_dropout, render_dropout
 from fluxdrive.launch.expansion import Decision, choose, decide, render_decision
 from fluxdrive.launch.knowledge import ReviewKnowledge
 from fluxdrive.launch.monitor import Monitor
+from fluxdrive.launch.plan import apply_cost_model, enforce_budget, explicit_roster, skip_model_only
 from fluxdrive.launch.progress import Progress, Recorder
 from fluxdrive.launch.prompts import PromptContext, render_prompt, save_prompt
 from fluxdrive.launch.research import EXECUTORS, ResearchExecutor, ResearchOutcome, find_triggers, run_research
 from fluxdrive.launch.runtimes import RuntimePool
-from fluxdrive.launch.slicing import ContentPlan, may_slice, route_content
+from fluxdrive.launch.slicing import ContentPlan, route_content
 from fluxdrive.runtimes import AgentResult, AgentTask, Runtime, runtime_class
 from fluxdrive.synthesis import Finding, Synthesis, synthesize
 from fluxdrive.triage import Triage, triage_target, write_outputs
@@ -153,38 +154,6 @@ def _runtimes(options: ReviewOptions) -> RuntimePool:
     return RuntimePool(options.runtime, options.model)
 
 
-def _skip_model_only(result: Triage, pool: RuntimePool, config: Config) -> list[str]:
-    """Agents that need a model (``static: {offline: false}``, e.g. generated domain agents) cannot run on
-    the static runtime: they leave the plan before anything is asked or dispatched, each with a note."""
-    skipped = []
-    for record in result.agents:
-        agent = result.roster.agents[record.name]
-        if record.stage in (1, 2, "pool") and not agent.static.offline and pool.name_for(agent, config) == "static":
-            skipped.append(agent.name)
-    if skipped:
-        result.overrides.removed.update(skipped)
-        result.recompute()
-    return [f"{n} needs a model: not run on the static runtime (use --runtime llm or [agents.{n}])" for n in skipped]
-
-
-def _explicit_roster(result: Triage, names: Sequence[str]) -> None:
-    """``--agents a,b,c``: exactly these agents, staged by their scores."""
-    wanted = [result.roster.get(f"fd-{n}" if f"fd-{n}" in result.roster.agents else n).name for n in names]
-    for name in wanted:
-        if result.roster.agents[name].kind != "review":
-            raise UsageError(f"{name} is a research agent", hint="--agents takes review agents")
-    scores = {a.name: a for a in result.agents}
-    result.overrides.removed = {a.name for a in result.agents if a.name not in wanted}
-    for name in wanted:
-        record = scores.get(name)
-        if record is None or record.stage not in (1, 2):
-            result.overrides.added[name] = max(record.final_score if record else 0.0, 1.0)
-    result.recompute()
-    for record in result.agents:
-        if record.name in wanted:
-            record.stage = 1  # chosen by name: it runs, first, whatever its score
-
-
 def _fingerprint(root: Path, files: Sequence[str]) -> str:
     """Sizes and modification times of the reviewed files: cheap change detection."""
     digest = hashlib.sha256()
@@ -221,6 +190,7 @@ class _Launcher:
         self.stage1 = [a.name for a in result.in_stage(1)]
         self.stage2 = [a.name for a in result.in_stage(2)]
         self.pool = [a.name for a in result.in_stage("pool")]
+        self.evidence = {a.name: tuple(a.evidence) for a in result.agents if a.evidence_units and not a.prefiltered}
         everyone = [result.roster.agents[n] for n in [*self.stage1, *self.stage2, *self.pool]]
         self.plan: ContentPlan = route_content(target, result.profile, everyone, output_dir, config.slicing)
         self.content = ContentBuilder(target, self.plan)
@@ -381,6 +351,7 @@ class _Launcher:
             trust,
             self.config.dropout,
             tokens_for=self._tokens_for,
+            evidence=self.evidence,
         )
         self.progress.phase(render_dropout(self.dropout))
         failed = all(r.outcome.value != "completed" for n, r in self.results.items() if self.launched.get(n) == 1)
@@ -394,6 +365,8 @@ class _Launcher:
             boosted=boosted,
             dropped=self.dropout.dropped,
             config=self.config.expansion,
+            evidence=self.evidence,
+            base_scores={a.name: a.base_score for a in self.triage.agents},
         )
         self.progress.phase(render_decision(self.decision))
 
@@ -600,53 +573,6 @@ def _gate(result: Triage, options: ReviewOptions) -> bool:
     return run_gate(result, options.ask, say) is GateDecision.APPROVED
 
 
-def _model_of(agent: AgentDefinition, config: Config, options: ReviewOptions) -> str | None:
-    override = config.agents.get(agent.name)
-    return (override.model if override else None) or agent.model or options.model or config.llm.model
-
-
-def _enforce_budget(
-    result: Triage, target_kind: str, pool: RuntimePool, config: Config, options: ReviewOptions, progress: Progress
-) -> None:
-    """Soft budget enforcement: over budget, a terminal asks and a script needs --over-budget, before dispatch."""
-    from fluxdrive.history import HistoryUnavailableError, database_path, estimate_tokens, open_history
-    from fluxdrive.launch.budget import estimate
-
-    planned = [result.roster.agents[a.name] for a in result.agents if a.stage in (1, 2)]
-    if config.budget.enforcement == "off" or all(pool.name_for(a, config) == "static" for a in planned):
-        return
-    database = database_path()
-
-    def past(agent: str, model: str | None, default: int) -> tuple[int, str]:
-        if not database.exists():
-            return default, "default"
-        try:
-            with open_history(database) as connection:
-                return estimate_tokens(connection, agent, model.partition(":")[2] if model else None, default=default)
-        except HistoryUnavailableError:  # already said once by triage; estimate from the defaults
-            return default, "default"
-
-    found = estimate(
-        result.profile,
-        planned,
-        config,
-        runtime_of=lambda a: (pool.name_for(a, config), _model_of(a, config, options)),
-        sliced=lambda name: may_slice(target_kind, result.profile, result.roster.agents[name], config.slicing),
-        past=past,
-    )
-    progress.phase(found.line())
-    if found.over and not options.over_budget:
-        if options.ask is not None and not options.yes:  # a person at a terminal decides; scripts must say so
-            question = f"Over the {found.budget_key} budget ({found.tokens:,} > {found.budget:,} tokens). Go on? [y/N] "
-            if options.ask(question).strip().lower() in ("y", "yes"):
-                return
-        raise UsageError(
-            f"the planned agents would use about {found.tokens:,} tokens, over the {found.budget_key} budget of "
-            f"{found.budget:,}",
-            hint=f"pass --over-budget, review with fewer --agents, or raise budget.per_input.{found.budget_key}",
-        )
-
-
 def _record_history(manifest: RunManifest, target: Target, synthesis: Synthesis | None, notes: list[str]) -> None:
     """Add the run and its agent calls to the history database (a failure to record is a note, not an error)."""
     from fluxdrive.history import HistoryUnavailableError, open_history, record_run
@@ -700,12 +626,21 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
             progress.phase(refined.note)
             if refined.call is not None:
                 model_calls.append(refined.call)
-        if options.agents:
-            _explicit_roster(result, options.agents)
-        skipped = _skip_model_only(result, pool, config)
+        chosen_notes = explicit_roster(result, options.agents) if options.agents else []
+        skipped = skip_model_only(result, pool, config)
         planned = [result.roster.agents[a.name] for a in result.agents if a.stage in (1, 2, "pool")]
         pool.check(planned, config, Path(resolved.root))  # unknown runtime, model, key or CLI: fail before asking
-        _enforce_budget(result, resolved.kind, pool, config, options, progress)
+        progress.phase(apply_cost_model(result, pool, config, options.model))
+        budget_line = enforce_budget(
+            result,
+            pool,
+            config,
+            model=options.model,
+            over_budget=options.over_budget,
+            ask=None if options.yes else options.ask,
+        )
+        if budget_line:
+            progress.phase(budget_line)
         triage_seconds = time.monotonic() - began
         if not _gate(result, options):
             write_outputs(result, output_dir)
@@ -727,7 +662,8 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
             )
         launcher = _Launcher(result, resolved, config, pool, output_dir, options)
         launcher.model_calls.extend(model_calls)
-        launcher.notes.extend([*result.notes, *skipped])  # said once, with the verdict (also under --quiet)
+        # said once, with the verdict (also under --quiet)
+        launcher.notes.extend([*result.notes, *chosen_notes, *skipped])
         launcher.phases["triage"] = round(triage_seconds, 3)
         before = _fingerprint(Path(resolved.root), launcher.content.files)
         run_id = hashlib.sha256(f"{output_dir}:{utc_timestamp()}:{os.getpid()}".encode()).hexdigest()[:12]

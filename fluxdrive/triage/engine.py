@@ -18,7 +18,7 @@ from fluxdrive.agents import AgentDefinition, Roster
 from fluxdrive.config.model import Config
 from fluxdrive.triage.domains import Detection
 from fluxdrive.triage.profile import InputProfile
-from fluxdrive.triage.scoring import AgentScore, Ceiling, Overrides, assign, ceiling, score_agent
+from fluxdrive.triage.scoring import AgentScore, Ceiling, Overrides, assign, ceiling, lift_to_minimum, score_agent
 from fluxdrive.workspace import Target
 
 SCHEMA_VERSION = 1
@@ -38,6 +38,8 @@ class Triage:
     config: Config
     overrides: Overrides = field(default_factory=Overrides)
     notes: list[str] = field(default_factory=list)
+    staged: bool = True  # False: the whole roster fits the budget, every candidate is Stage 1
+    staging_note: str = ""
 
     @property
     def domains(self) -> list[str]:
@@ -57,7 +59,12 @@ class Triage:
                 AgentScore(agent.name, agent.category, base_score=1, rationale="added at the approval gate")
             )
         overlaps = {a.name: a.overlaps for a in self.roster if a.overlaps}
-        assign(self.agents, self.ceiling, self.config, self.overrides, overlaps)
+        assign(self.agents, self.ceiling, self.config, self.overrides, overlaps, staged=self.staged)
+
+    def unstage(self, why: str) -> None:
+        """Run every candidate in Stage 1 (the cost model found the whole roster affordable)."""
+        self.staged, self.staging_note = False, why
+        self.recompute()
 
     def to_json(self) -> dict[str, Any]:
         """``triage.json``."""
@@ -85,6 +92,7 @@ class Triage:
             ],
             "domain_source": self.detection.source,
             "ceiling": asdict(self.ceiling),
+            "staging": {"staged": self.staged, "why": self.staging_note},
             "stages": {
                 "1": [a.name for a in self.in_stage(1)],
                 "2": [a.name for a in self.in_stage(2)],
@@ -105,6 +113,9 @@ class Triage:
                     "final_score": a.final_score,
                     "stage": a.stage,
                     "forced_stage1": a.forced_stage1,
+                    "reach": a.reach,
+                    "evidence": a.evidence,
+                    "evidence_units": a.evidence_units,
                     "thin_sections": a.thin_sections,
                     "rationale": a.rationale,
                 }
@@ -144,6 +155,8 @@ def triage(
     text = _input_text(profile)
     reviewers: list[AgentDefinition] = [a for a in roster if a.kind == "review"]
     records = [score_agent(a, profile, domains, trust or {}, config, text) for a in reviewers]
+    if profile.units:
+        lift_to_minimum(records, config.selection.min_agents, set())
     limit = ceiling(profile, len(domains), config)
     result = Triage(
         target, profile, detection, limit, records, roster, config, notes=list(detection.notes) + profile.notes
@@ -173,6 +186,9 @@ def render_table(result: Triage) -> str:
         f" complexity {profile.complexity}" + (f", {profile.document_type}" if profile.document_type else ""),
         f"- Domains: {domains}",
         f"- Slot ceiling: {limit.total} = {limit.base} base + {limit.scope} scope + {limit.domains} domains",
+        "- Staging: "
+        + ("Stage 1, then Stage 2 on evidence" if result.staged else "none, every candidate runs in Stage 1")
+        + (f" ({result.staging_note})" if result.staging_note else ""),
     ]
     if profile.project.divergences:
         lines.append(f"- Project divergences: {'; '.join(profile.project.divergences)}")

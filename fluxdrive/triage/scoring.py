@@ -3,27 +3,44 @@
     raw   = base_score + domain_boost + project_bonus + domain_agent_bonus
     final = raw * trust_multiplier        (at most scoring.max_score; 0 when base is 0)
 
-**base_score** is deterministic (Decision in PROTOCOL.md): the share of the
-input's units - a document's sections, a directory's files, a diff's hunks,
-a file's chunks - that match the agent, weighted by lines. A unit matches
-when its text contains one of the agent's ``concerns`` (whole words), a
-diff hunk or a source file holds one of its ``hunk_keywords``, its file matches one of its
-priority globs, or a section title holds one of its ``section_keywords``.
-Share 0 -> 0; below ``adjacent_share`` -> 1; up to ``core_share`` -> 2;
-above -> 3. A cross-cutting agent (architecture, quality) is never
-irrelevant to source code: with code in the input its base is at least 1,
-but only its concerns make it adjacent or core - otherwise every code
-change would rank them first. A diff that touches one of an agent's
-``critical_globs`` makes it core (3).
+**base_score** is deterministic: the larger of two readings of the input.
 
-Pre-filtered agents have base 0, which no bonus lifts. Selection takes every
-agent scoring >= 3 up to the slot ceiling, then >= 2 while slots remain,
-then >= 1 only when it covers a thin section. Stage 1 is the top
+- *Share* (PROTOCOL.md's rule): the share of the input's units - a
+  document's sections, a directory's files, a diff's hunks, a file's chunks -
+  that match the agent, weighted by lines. Share 0 -> 0; below
+  ``adjacent_share`` -> 1; up to ``core_share`` -> 2; above -> 3.
+- *Evidence* (our decision, because a share dilutes: one ``auth/session.py``
+  with a hard-coded token in a 3,000-line diff is 2% of it and scored 1): an
+  absolute count of units carrying the agent's *direct* signals - its path
+  globs, its routing keywords in code or a diff hunk, its section keywords.
+  One unit -> 1, two -> 2, three or more -> 3, and a unit showing two kinds
+  at once (an ``auth/`` file whose hunk holds ``token``) -> 3.
+
+A unit matches for the share when its text contains one of the agent's
+``concerns`` (whole words) or any direct signal. A cross-cutting agent
+(architecture, quality) is never irrelevant to source code: with code in
+the input its base is at least 1. A diff that touches one of an agent's
+``critical_globs`` makes it core (3). An agent made for some domains
+(fd-game-design) scores at most 1 where none of them was detected: an
+``inventory/`` directory in a Flask service is not a game.
+
+Pre-filtered agents have base 0, which no bonus lifts.
+
+**Stages** exist to save money on paid runtimes, never to hide findings.
+Launch decides (``launch/plan.py``) whether the whole roster fits the
+budget; when it does - always offline - :func:`assign` runs unstaged:
+every agent with base >= 1 is Stage 1. Staged selection takes every agent
+scoring >= 3 up to the slot ceiling, then >= 2 while slots remain, then
+>= 1 only when it covers a thin section. Stage 1 is the top
 ``stage1_ratio`` of the ceiling (rounded up, within stage1_min..stage1_max,
-leaving at least one agent for Stage 2); ties go to project agents, then
-built-in, then cross-model, then by name. Agents a detected domain marks as
-stage 1 are always Stage 1. Unselected agents scoring >= 2 form the
-expansion pool.
+leaving at least one agent for Stage 2). Equal scores are ranked by the
+agent's ``reach`` - the severity its lane can produce: safety and
+correctness (P0) before performance and architecture (P1) before quality
+and product (P2) - then project agents before built-in ones, and only
+then by name. Agents a detected domain marks as stage 1, agents touching
+a critical path, and P0-reach agents scoring >= 3 on direct evidence are
+always Stage 1. Any non-empty input gets at least ``selection.min_agents``
+reviewers. Unselected agents scoring >= 2 form the expansion pool.
 """
 
 from __future__ import annotations
@@ -61,6 +78,10 @@ class AgentScore:
     thin_sections: list[str] = field(default_factory=list)
     forced_stage1: bool = False
     matched: list[str] = field(default_factory=list)
+    reach: int = 2
+    evidence: list[str] = field(default_factory=list)  # direct signals found (paths, routing keywords), a few
+    evidence_units: int = 0
+    minimum: bool = False  # lifted to base 1 so the input has its minimum of reviewers
 
     @property
     def raw_score(self) -> int:
@@ -110,22 +131,29 @@ class _Matcher:
 
     def matches(self, unit: Unit, kind: str) -> str | None:
         """Why the unit matches (a short reason), or None."""
-        if unit.file and self.globs and glob_match(unit.file, self.globs):
-            return f"path {unit.file}"
-        text = Text.of(unit.text)
-        if (kind == "diff" or unit.code) and self.hunks is not None:
-            found = self.hunks.first(text)
-            if found:
-                return found.lower()
-        if unit.section and self.sections is not None:
-            found = self.sections.first(Text.of(unit.section))
-            if found:
-                return found.lower()
+        direct = self.direct(unit, kind)
+        if direct:
+            return direct[0]
         if self.concerns is not None:
-            found = self.concerns.first(text)
+            found = self.concerns.first(Text.of(unit.text))
             if found:
                 return found.lower()
         return None
+
+    def direct(self, unit: Unit, kind: str) -> list[str]:
+        """The agent's direct signals in the unit, one per kind: its path, a routing keyword, a section keyword."""
+        found: list[str] = []
+        if unit.file and self.globs and glob_match(unit.file, self.globs):
+            found.append(f"path {unit.file}")
+        if (kind == "diff" or unit.code) and self.hunks is not None:
+            word = self.hunks.first(Text.of(unit.text))
+            if word:
+                found.append(word.lower())
+        if unit.section and self.sections is not None:
+            word = self.sections.first(Text.of(unit.section))
+            if word:
+                found.append(word.lower())
+        return found
 
 
 def base_score(share: float, config: Config) -> int:
@@ -137,6 +165,15 @@ def base_score(share: float, config: Config) -> int:
     if share <= config.scoring.core_share:
         return 2
     return 3
+
+
+def evidence_score(units: int, strongest: int) -> int:
+    """0..3 from how many units carry direct signals, and the most kinds one unit shows."""
+    if units <= 0:
+        return 0
+    if units >= 3 or strongest >= 2:
+        return 3
+    return units
 
 
 def prefilter(agent: AgentDefinition, profile: InputProfile, domains: Sequence[str], text: str) -> str | None:
@@ -201,7 +238,7 @@ def score_agent(
     text: str,
 ) -> AgentScore:
     """Every component of one agent's score, with its rationale."""
-    record = AgentScore(agent.name, agent.category)
+    record = AgentScore(agent.name, agent.category, reach=agent.reach)
     reason = prefilter(agent, profile, domains, text)
     if reason is not None:
         record.prefiltered = True
@@ -210,21 +247,32 @@ def score_agent(
     matcher = _Matcher.of(agent)
     total = sum(u.weight for u in profile.units) or 1
     matched: dict[str, int] = {}
-    weight = 0
+    direct: dict[str, int] = {}
+    weight = strongest = 0
     for unit in profile.units:
-        why = matcher.matches(unit, profile.kind)
+        signals = matcher.direct(unit, profile.kind)
+        why = signals[0] if signals else matcher.matches(unit, profile.kind)
         if why is not None:
             weight += unit.weight
             matched[why] = matched.get(why, 0) + 1
+        if signals:
+            record.evidence_units += 1
+            strongest = max(strongest, len(signals))
+            for signal in signals:
+                direct[signal] = direct.get(signal, 0) + 1
     record.share = round(weight / total, 4)
-    record.base_score = base_score(record.share, config)
-    record.matched = [w for w, _n in sorted(matched.items(), key=lambda i: (-i[1], i[0]))[:5]]
+    record.base_score = max(base_score(record.share, config), evidence_score(record.evidence_units, strongest))
+    record.matched = _top(matched)
+    record.evidence = _top(direct)
     if record.base_score == 0 and matcher.cross_cutting and any(u.code for u in profile.units):
         record.base_score = 1
         record.matched = ["source code"]
     critical = profile.diff is not None and any(glob_match(p, agent.routing.critical_globs) for p in profile.diff.paths)
     if critical:
         record.base_score = 3
+    outside = bool(agent.domains) and agent.category != "project" and not set(agent.domains) & set(domains)
+    if outside and not critical:
+        record.base_score = min(record.base_score, 1)
     if record.base_score == 0:
         record.rationale = "base 0: nothing in the input matches its concerns"
         return record
@@ -240,16 +288,26 @@ def score_agent(
     record.final_score = round(min(record.raw_score * record.trust_multiplier, config.scoring.max_score), 2)
     record.thin_sections = _covers_thin(matcher, profile)
     stage1 = {a for d in domains if d in load_profiles() for a in load_profiles()[d].stage1_agents}
-    record.forced_stage1 = agent.name in stage1 or critical
-    record.rationale = _rationale(record, critical=critical)
+    sensitive = agent.reach >= 3 and record.evidence_units > 0 and record.final_score >= 3
+    record.forced_stage1 = agent.name in stage1 or critical or sensitive
+    record.rationale = _rationale(record, critical=critical, outside=outside)
     return record
 
 
-def _rationale(record: AgentScore, *, critical: bool) -> str:
+def _top(counts: Mapping[str, int]) -> list[str]:
+    """The five most frequent reasons, most frequent first."""
+    return [w for w, _n in sorted(counts.items(), key=lambda i: (-i[1], i[0]))[:5]]
+
+
+def _rationale(record: AgentScore, *, critical: bool, outside: bool) -> str:
     """One line saying where every point of the score came from."""
     parts = [f"base {record.base_score} ({record.share:.0%} of the input: {', '.join(record.matched) or '-'})"]
+    if record.evidence_units:
+        parts.append(f"evidence in {record.evidence_units} unit(s): {', '.join(record.evidence)}")
     if critical:
         parts.append("touches a security-critical path")
+    if outside:
+        parts.append("at most 1 outside its domains")
     if record.domain_boost:
         parts.append(f"+{record.domain_boost} {record.boost_domain} criteria")
     if record.project_bonus:
@@ -261,8 +319,9 @@ def _rationale(record: AgentScore, *, critical: bool) -> str:
     return "; ".join(parts)
 
 
-def _order(record: AgentScore) -> tuple[float, int, str]:
-    return (-record.final_score, CATEGORY_RANK.get(record.category, 3), record.name)
+def _order(record: AgentScore) -> tuple[float, int, int, str]:
+    """Score, then the severity its lane can reach, then project before built-in; the name only last."""
+    return (-record.final_score, -record.reach, CATEGORY_RANK.get(record.category, 3), record.name)
 
 
 def stage1_size(limit: Ceiling, selected: int, config: Config) -> int:
@@ -274,25 +333,26 @@ def stage1_size(limit: Ceiling, selected: int, config: Config) -> int:
     return max(settings.stage1_min, min(size, selected - 1))
 
 
-def assign(
-    records: list[AgentScore],
-    limit: Ceiling,
-    config: Config,
-    overrides: Overrides | None = None,
-    overlaps: Mapping[str, Sequence[str]] | None = None,
-) -> None:
-    """Selection, stages and the expansion pool, in place (section 3's rules in order)."""
-    overrides = overrides or Overrides()
-    for record in records:
-        record.stage = None
-        if record.name in overrides.added:
-            record.final_score = overrides.added[record.name]
-            record.base_score = max(record.base_score, 1)
-            record.prefiltered = False
-    candidates = sorted((r for r in records if r.base_score >= 1 and r.name not in overrides.removed), key=_order)
-    forced = [
-        r for r in candidates if (r.forced_stage1 or r.name in overrides.promoted) and r.name not in overrides.demoted
-    ]
+def lift_to_minimum(records: list[AgentScore], wanted: int, removed: set[str]) -> None:
+    """Give a non-empty input its minimum of reviewers (interflux keeps two), in place.
+
+    The best-placed agents with base 0 are lifted to base 1: ones no
+    pre-filter excluded first, built-in (broad lanes) before project agents
+    (narrow ones, whose concerns did not match), then by reach, then by name.
+    """
+    live = [r for r in records if r.base_score >= 1 and r.name not in removed]
+    spare = sorted(
+        (r for r in records if r.base_score == 0 and r.name not in removed),
+        key=lambda r: (r.prefiltered, r.category != "builtin", -r.reach, r.name),
+    )
+    for record in spare[: max(0, wanted - len(live))]:
+        record.base_score, record.prefiltered, record.minimum = 1, False, True
+        record.final_score = max(record.final_score, round(record.trust_multiplier, 2))
+        record.rationale = f"lifted to base 1: every input gets at least {wanted} reviewers ({record.rationale})"
+
+
+def _select(candidates: list[AgentScore], forced: list[AgentScore], limit: Ceiling, config: Config) -> list[AgentScore]:
+    """Staged selection: forced ones, >= 3 then >= 2 up to the ceiling, thin-section cover, the minimum."""
     selected: list[AgentScore] = list(forced)
     for threshold in (3.0, 2.0):
         for record in candidates:
@@ -301,6 +361,44 @@ def assign(
     for record in candidates:
         if record not in selected and record.final_score >= 1 and record.thin_sections and len(selected) < limit.total:
             selected.append(record)
+    for record in candidates:  # the minimum of reviewers holds when staged too
+        if len(selected) >= config.selection.min_agents:
+            break
+        if record not in selected:
+            selected.append(record)
+    return selected
+
+
+def assign(
+    records: list[AgentScore],
+    limit: Ceiling,
+    config: Config,
+    overrides: Overrides | None = None,
+    overlaps: Mapping[str, Sequence[str]] | None = None,
+    *,
+    staged: bool = True,
+) -> None:
+    """Selection, stages and the expansion pool, in place (section 3's rules in order).
+
+    Unstaged (the whole roster fits the budget), every candidate is Stage 1.
+    """
+    overrides = overrides or Overrides()
+    for record in records:
+        record.stage = None
+        if record.name in overrides.added:
+            record.final_score = overrides.added[record.name]
+            record.base_score = max(record.base_score, 1)
+            record.prefiltered = False
+    candidates = sorted((r for r in records if r.base_score >= 1 and r.name not in overrides.removed), key=_order)
+    if not staged:
+        for record in candidates:
+            record.stage = 1
+        records.sort(key=lambda r: (-r.final_score, r.name))
+        return
+    forced = [
+        r for r in candidates if (r.forced_stage1 or r.name in overrides.promoted) and r.name not in overrides.demoted
+    ]
+    selected = _select(candidates, forced, limit, config)
     overlapped = {
         name
         for project, names in (overlaps or {}).items()
@@ -311,7 +409,7 @@ def assign(
     ranked = sorted(
         selected,
         key=lambda r: (
-            not (r.forced_stage1 or r.name in overrides.promoted),
+            r not in forced,
             r.name in overrides.demoted,
             r.name in overlapped,
             *_order(r),

@@ -97,14 +97,18 @@ def test_make_review_on_a_fresh_target(project: Path) -> None:
     assert usage.returncode != 0 and "usage: make review TARGET=" in usage.stderr
 
 
+# The expansion question only exists with two stages; offline, the cost model runs everyone in Stage 1.
+STAGED = ["--set", "selection.staging=always"]
+
+
 def _fluxdrive() -> str:
     return str(Path(sys.executable).parent / "fluxdrive")
 
 
 def test_interactive_review_in_a_real_terminal(project: Path) -> None:
     child = pexpect.spawn(
-        _fluxdrive(), ["review", ".", "--fail-on", "never"], cwd=str(project), encoding="utf-8", timeout=120,
-        dimensions=(60, 220),
+        _fluxdrive(), ["review", ".", "--fail-on", "never", *STAGED], cwd=str(project), encoding="utf-8",
+        timeout=120, dimensions=(60, 220),
     )  # fmt: skip
     child.expect("approve / reject")
     child.sendline("approve")
@@ -178,8 +182,8 @@ def test_ctrl_c_during_launch_stubs_every_agent_and_synthesizes(project: Path) -
 
 def test_ctrl_c_at_the_expansion_question_keeps_stage1(project: Path) -> None:
     child = pexpect.spawn(
-        _fluxdrive(), ["review", ".", "--fail-on", "never"], cwd=str(project), encoding="utf-8", timeout=120,
-        dimensions=(60, 220),
+        _fluxdrive(), ["review", ".", "--fail-on", "never", *STAGED], cwd=str(project), encoding="utf-8",
+        timeout=120, dimensions=(60, 220),
     )  # fmt: skip
     child.expect("approve / reject")
     child.sendline("approve")

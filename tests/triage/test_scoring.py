@@ -244,7 +244,9 @@ def test_thin_section_brings_in_a_tangential_agent(make_project: Make) -> None:
         "\n## Access\n\n" + "".join(f"Step {n} of the rollout.\n" for n in range(4)) + "A password is never logged.\n"
     )
     root = make_project({"plan.md": text})
-    result = _triage(root, "plan.md")
+    config = load_config(root).config
+    config = config.model_copy(update={"selection": config.selection.model_copy(update={"min_agents": 1})})
+    result = triage_target(resolve_target("plan.md", cwd=root), config)  # else the minimum of 2 adds fd-safety
     performance, safety = _agent(result, "fd-performance"), _agent(result, "fd-safety")
     assert (performance.base_score, performance.final_score, performance.thin_sections) == (1, 1.0, ["Caching"])
     assert performance.stage in (1, 2), "a score-1 agent covering a thin section takes a free slot"

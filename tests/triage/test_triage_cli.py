@@ -33,12 +33,14 @@ PROJECT = {
 
 
 def test_json_output_has_the_whole_plan(make_project: Make) -> None:
-    root = make_project(PROJECT, repository=True)
+    staged = {**PROJECT, ".fluxdrive/config.toml": '[selection]\nstaging = "always"\n'}  # the protocol's two stages
+    root = make_project(staged, repository=True)
     done = run_fluxdrive("triage", ".", "--yes", "--json", cwd=root)
     assert done.code == 0, done.err
     plan = json.loads(done.out)
     assert set(plan) == {
-        "schema_version", "input", "domains", "domain_source", "ceiling", "stages", "agents", "gate", "notes",
+        "schema_version", "input", "domains", "domain_source", "ceiling", "staging", "stages", "agents", "gate",
+        "notes",
     }  # fmt: skip
     assert plan["input"]["kind"] == "directory"
     assert plan["domains"][0] == {"profile": "web-api", "confidence": plan["domains"][0]["confidence"], "primary": True}
@@ -77,9 +79,10 @@ def test_table_output_and_written_files(make_project: Make, tmp_path: Path) -> N
     assert lines[0] == "## Triage: plan.md"
     assert "| Agent | Base | Domain | Project | Domain agent | Trust | Score | Stage | Rationale |" in lines
     assert (
-        "| fd-safety | 3 | +2 | +1 | +0 | 1.00 | 6 | 1 | base 3 (60% of the input: auth); +2 web-api criteria;"
-        " +1 project docs |"
+        "| fd-safety | 3 | +2 | +1 | +0 | 1.00 | 6 | 1 | base 3 (60% of the input: auth); evidence in 1 unit(s): auth;"
+        " +2 web-api criteria; +1 project docs |"
     ) in lines
+    assert "- Staging: none, every candidate runs in Stage 1 (all 2 candidates run offline: no tokens)" in lines
     assert done.out.rstrip().endswith(f"Written: {tmp_path / 'out'}/triage.json, triage-table.md, input-profile.json")
     assert json.loads((tmp_path / "out" / "triage.json").read_text())["input"]["kind"] == "document"
 
@@ -101,15 +104,22 @@ def test_diff_on_stdin_and_from_git(make_project: Make) -> None:
     assert safety["base_score"] == 3 and "token" in safety["rationale"]
 
 
+@pytest.mark.parametrize(("args", "stdin"), [(["-"], ""), (["--diff", "HEAD"], None)])
+def test_an_empty_diff_is_nothing_to_review_and_exit_0(make_project: Make, args: list[str], stdin: str | None) -> None:
+    root = make_project(PROJECT, repository=True)
+    done = run_fluxdrive("triage", *args, "--yes", cwd=root, input=stdin)
+    assert done.code == 0, done
+    assert done.err.startswith("fluxdrive: nothing to review: ") and done.err.count("\n") == 1, done.err
+    assert done.out == ""
+
+
 @pytest.mark.parametrize(
     ("args", "stdin", "message"),
     [
         (["nope.md"], None, "input not found: nope.md (hint: check the path)"),
         (["logo.png"], None, "logo.png"),
         (["empty.md"], None, "empty.md"),
-        (["-"], "", "stdin is empty"),
         (["-"], "just some words\n", "stdin is not a unified diff"),
-        (["--diff", "HEAD"], None, "the diff is empty"),
         (["--diff", "no-such-ref"], None, "unknown git ref 'no-such-ref'"),
         (["docs/plan.md", "--diff", "HEAD"], None, "do not also pass a TARGET"),
         ([], None, "no TARGET given"),
