@@ -36,7 +36,7 @@ from fluxdrive._clock import utc_timestamp
 from fluxdrive._confine import confine
 from fluxdrive._masking import scrub
 from fluxdrive._paths import decode_utf8, require_directory
-from fluxdrive._project import find_project_root
+from fluxdrive._project import find_project_root, project_from_option
 from fluxdrive.errors import InputError, NothingToReviewError, UsageError
 
 RUNS_DIR = Path("docs") / "research" / "flux-drive"
@@ -240,6 +240,31 @@ def _sniff(path: Path) -> str | None:
     return decode_utf8(path.read_bytes(), path, "diff file")
 
 
+_DIFF_PATH = re.compile(r"^(---|\+\+\+) (?:[ab]/)?(?P<path>[^\t\n]+)", re.MULTILINE)
+
+
+def diff_project(text: str, candidates: Sequence[Path]) -> Path:
+    """The candidate root the diff's paths belong to: most changed files found (or their directories).
+
+    ``fluxdrive review /tmp/change.diff`` run in a project reviews that
+    project's change; a diff saved inside a repository reviews that one.
+    Ties go to the first candidate (the current directory's repository).
+    """
+    paths = {m["path"].strip() for m in _DIFF_PATH.finditer(text) if m["path"].strip() != "/dev/null"}
+
+    def found(root: Path) -> int:
+        return sum(2 if (root / p).is_file() else 1 if (root / p).parent.is_dir() else 0 for p in sorted(paths)[:200])
+
+    best = max(candidates, key=lambda root: (found(root), -candidates.index(root)))
+    return best
+
+
+def _within(path: Path, root: Path) -> bool:
+    """``path`` (links resolved) lies in ``root``."""
+    real, base = Path(os.path.realpath(path)), Path(os.path.realpath(root))
+    return real == base or base in real.parents
+
+
 def resolve_target(
     target: str | None,
     *,
@@ -247,44 +272,67 @@ def resolve_target(
     staged: bool = False,
     stdin_text: str | None = None,
     cwd: Path | None = None,
+    project: Path | None = None,
 ) -> Target:
-    """Classify the input (PROTOCOL.md section 1); one clear InputError when it cannot be used."""
+    """Classify the input (PROTOCOL.md section 1); one clear InputError when it cannot be used.
+
+    PROJECT_ROOT is ``project`` when given (it must exist, and hold the
+    input); else the git repository enclosing the input - for a diff file,
+    the repository its paths belong to, not the directory it sits in.
+    """
     here = Path(cwd or Path.cwd())
+    if project is not None:
+        project = project_from_option(here / project)
     if diff_ref is not None or staged:
         if target not in (None, "", "."):
             raise UsageError("--diff/--staged take the diff from git; do not also pass a TARGET")
-        root = find_project_root(here)
-        text = _git.diff(root, diff_ref, staged=staged)
-        if not text.strip():
-            since = f"since {diff_ref}" if diff_ref else "staged"
-            raise NothingToReviewError(f"the diff is empty: nothing changed {since}")
-        label = f"diff-{diff_ref}" if diff_ref else "staged"
-        return Target("diff", root, label, diff_text=text, source=f"git:{diff_ref or 'staged'}")
+        return _git_diff(project or find_project_root(here), diff_ref, staged=staged)
     if target is None:
         raise UsageError("no TARGET given", hint="pass a file, directory, diff file, or '-' for a diff on stdin")
     if target == "-":
-        text = stdin_text or ""
-        if not text.strip():
-            raise NothingToReviewError("stdin is empty: the piped diff has no changes")
-        if not looks_like_diff(text):
-            raise InputError("stdin is not a unified diff", hint="pipe the output of git diff")
-        return Target("diff", find_project_root(here), "stdin", diff_text=text, source="stdin")
+        return _stdin_diff(stdin_text or "", project or find_project_root(here))
+    return _path(target, here, project)
+
+
+def _git_diff(root: Path, diff_ref: str | None, *, staged: bool) -> Target:
+    text = _git.diff(root, diff_ref, staged=staged)
+    if not text.strip():
+        since = f"since {diff_ref}" if diff_ref else "staged"
+        raise NothingToReviewError(f"the diff is empty: nothing changed {since}")
+    label = f"diff-{diff_ref}" if diff_ref else "staged"
+    return Target("diff", root, label, diff_text=text, source=f"git:{diff_ref or 'staged'}")
+
+
+def _stdin_diff(text: str, root: Path) -> Target:
+    if not text.strip():
+        raise NothingToReviewError("stdin is empty: the piped diff has no changes")
+    if not looks_like_diff(text):
+        raise InputError("stdin is not a unified diff", hint="pipe the output of git diff")
+    return Target("diff", root, "stdin", diff_text=text, source="stdin")
+
+
+def _path(target: str, here: Path, project: Path | None) -> Target:
+    """A file, document, directory or diff file given by path."""
     if "\0" in target:
         raise InputError("the TARGET path contains a NUL byte", hint="check the path")
     given = Path(os.path.abspath(here / target))  # lexical: the project is where the user pointed, not a link's target
     if not os.path.lexists(given):
         raise InputError(f"input not found: {target}", hint="check the path")
-    root = project_root(given if given.is_dir() and not given.is_symlink() else given.parent)
-    path = confine(given, root, "input")
+    own = project_root(given if given.is_dir() and not given.is_symlink() else given.parent)
+    path = confine(given, own, "input")
     if not os.access(path, os.R_OK):
         raise InputError(f"input is not readable: {target}", hint="check its permissions")
     if not path.is_dir() and not stat.S_ISREG(path.stat().st_mode):
         raise InputError(f"input is not a regular file: {target}", hint="review a file, a directory or a diff")
+    sniffed = None if path.is_dir() else _sniff(path)
+    if sniffed is not None:  # a diff may be saved anywhere: its project is where its paths are
+        root = project or diff_project(sniffed, [find_project_root(here), own])
+        return Target("diff", root, path.stem, path=path, diff_text=sniffed, source="file")
+    if project is not None and not _within(path, project):
+        raise InputError(f"{target} is outside the --project directory {project}", hint="review a path inside it")
+    root = project or own
     if path.is_dir():
         return Target("directory", root, path.name or str(path), path=path)
-    sniffed = _sniff(path)
-    if sniffed is not None:
-        return Target("diff", root, path.stem, path=path, diff_text=sniffed, source="file")
     kind: InputKind = "document" if path.suffix.lower() in DOCUMENT_SUFFIXES else "file"
     return Target(kind, root, path.name, path=path)
 

@@ -93,6 +93,15 @@ def review_command(
         None
     ),
     staged: Annotated[bool, typer.Option("--staged", help="Review the staged changes.")] = False,
+    project: Annotated[
+        Path | None,
+        typer.Option(
+            "--project",
+            metavar="DIR",
+            help="The project the input belongs to (default: the git repository of the input or, for a diff, "
+            "the one its paths are in).",
+        ),
+    ] = None,
     assignments: Annotated[
         list[str] | None,
         typer.Option("--set", metavar="KEY=VALUE", help="Override a config key for this run (repeatable)."),
@@ -135,6 +144,7 @@ def review_command(
         dropout=not no_dropout,
         diff_ref=diff,
         staged=staged,
+        project=project,
         stdin_text=stdin_text,
         settings=parse_assignments(assignments or []),
         progress=progress,

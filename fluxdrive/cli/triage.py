@@ -55,6 +55,10 @@ def triage_command(
         str | None, typer.Option("--diff", metavar="REF", help="Triage the changes since a git ref.")
     ] = None,
     staged: Annotated[bool, typer.Option("--staged", help="Triage the staged changes.")] = False,
+    project: Annotated[
+        Path | None,
+        typer.Option("--project", metavar="DIR", help="The project the input belongs to (default: its repository)."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print triage.json instead of the table.")] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve the computed plan without asking.")] = False,
     no_cache: Annotated[
@@ -82,7 +86,7 @@ def triage_command(
     from fluxdrive.workspace import claim_output_dir, output_dir_for, resolve_target, run_lock
 
     stdin_text = sys.stdin.read() if target == "-" else None
-    resolved = resolve_target(target, diff_ref=diff, staged=staged, stdin_text=stdin_text)
+    resolved = resolve_target(target, diff_ref=diff, staged=staged, stdin_text=stdin_text, project=project)
     config = load_config(resolved.root).config
     directory = claim_output_dir(output_dir_for(resolved, output_dir), resolved)
     with run_lock(directory, command="triage"):

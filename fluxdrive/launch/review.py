@@ -88,6 +88,7 @@ class ReviewOptions:
     dropout: bool = True
     diff_ref: str | None = None
     staged: bool = False
+    project: Path | None = None
     stdin_text: str | None = None
     cwd: Path | None = None
     config: Config | None = None
@@ -610,6 +611,7 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
         staged=options.staged,
         stdin_text=options.stdin_text,
         cwd=options.cwd,
+        project=options.project,
     )
     config = _config(options, Path(resolved.root))
     pool = _runtimes(options)
