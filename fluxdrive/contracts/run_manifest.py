@@ -170,6 +170,8 @@ class RunManifest(_Model):
     model_calls: list[ModelCallRecord] = Field(default_factory=list)
     interrupted: bool = False
     files: FilesRecord = Field(default_factory=FilesRecord)
+    phases: dict[str, float] = Field(default_factory=dict)  # seconds per phase: triage, stage1, ..., total
+    notes: list[str] = Field(default_factory=list)  # what the run said once, with the verdict
 
     @property
     def launched(self) -> list[str]:

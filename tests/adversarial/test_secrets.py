@@ -272,7 +272,10 @@ def test_llm_review_quoting_secrets_leaks_none(project: Path, provider: FakeProv
     )
 
     # Stage 2 starts after fd-safety shared its finding: its agents get it at the checkpoint, from the channel.
-    done = _review(project, "--runtime", "llm", "--model", "openai:gpt-4o", expand="all")
+    # (selection.staging=always: the roster fits the budget, which would run everyone in Stage 1)
+    done = _review(
+        project, "--runtime", "llm", "--model", "openai:gpt-4o", "--set", "selection.staging=always", expand="all"
+    )
 
     assert done.code == 0, done.err
     out = review_dir(project)
