@@ -13,10 +13,10 @@ Past calls also estimate what an agent will cost next time
 (:func:`estimate_tokens`): the median of its recent completed calls.
 
 Trust (PROTOCOL.md section 3): an agent whose findings people keep discarding
-should rank lower in triage, but never be silenced for good. With no feedback
-the multiplier is 1.0. Otherwise, with acceptance rate r over n verdicts:
-r > 80% -> 0.85..1.0 (only with n >= ``trust_min_reviews``; fewer stays at
-0.85), 50-80% -> 0.50..0.85, below 50% -> 0.05..0.50, linear within a band.
+should rank lower in triage, but never be silenced for good, and never on
+thin evidence. See :func:`trust_multiplier`: with no feedback it is 1.0; one
+discard costs under 5%; it only approaches ``trust_floor`` (0.5) after many
+discards.
 """
 
 from __future__ import annotations
@@ -180,18 +180,43 @@ def feedback_counts(connection: sqlite3.Connection, project: str) -> dict[str, t
 
 
 def trust_multiplier(accepted: int, total: int, settings: ScoringConfig) -> float:
-    """The trust multiplier for an acceptance record (1.0 without any)."""
+    """The trust multiplier for an acceptance record: 1.0 without any, never below ``trust_floor``.
+
+    ::
+
+        k     = settings.trust_prior_reviews            (10: what a prior is worth)
+        p     = (accepted + k) / (total + k)            (posterior mean acceptance)
+        trust = floor + (1 - floor) * p                 (floor = settings.trust_floor, 0.5)
+
+    ``p`` is the mean of a Beta(accepted + k, discarded) posterior: the prior
+    is ``k`` reviews' worth of acceptance, so an agent is trusted until the
+    evidence says otherwise, and one verdict cannot outweigh ten. The
+    multiplier then maps ``p`` onto ``[floor, 1]``. With the defaults:
+
+    ====================  ======
+    verdicts              trust
+    ====================  ======
+    none                  1.0
+    1 discard             0.9545
+    3 discards of 3       0.8846
+    5 of 10 accepted      0.875
+    10 discards of 10     0.75
+    100 discards of 100   0.5455
+    any number, all kept  1.0
+    ====================  ======
+
+    Why: the old banded rate (acceptance rate -> 0.05..1.0) turned a single
+    ``fluxdrive feedback discard`` of a P3 into trust 0.05, which removed the
+    agent from the next triage. A rate over one verdict is not evidence.
+    The result is monotone: more accepts never lower it, more discards never
+    raise it, and it stays above ``floor`` however bad the record.
+    """
     if total <= 0:
         return 1.0
-    rate = accepted / total
-    high, low, floor = settings.trust_high_acceptance, settings.trust_low_acceptance, settings.trust_floor
-    if rate > high:
-        if total < settings.trust_min_reviews:
-            return 0.85
-        return round(0.85 + (rate - high) / (1 - high) * 0.15, 4) if high < 1 else 1.0
-    if rate >= low:
-        return round(0.50 + (rate - low) / max(high - low, 1e-9) * 0.35, 4)
-    return round(floor + rate / max(low, 1e-9) * (0.50 - floor), 4)
+    accepted = min(max(accepted, 0), total)
+    prior, floor = settings.trust_prior_reviews, settings.trust_floor
+    posterior = (accepted + prior) / (total + prior)
+    return round(floor + (1 - floor) * posterior, 4)
 
 
 def trust_for(project: str, settings: ScoringConfig, path: Path | None = None) -> dict[str, float]:

@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 
 from fluxdrive import history
+from fluxdrive.config import load_config
+from fluxdrive.config.model import Config
 from fluxdrive.contracts.run_manifest import RunManifest
 from fluxdrive.history import (
     CallRow,
@@ -29,8 +31,9 @@ from fluxdrive.history import (
     record_feedback,
     record_run,
     runs,
+    trust_multiplier,
 )
-from tests.conftest import run_fluxdrive
+from tests.conftest import committed_copy, run_fluxdrive
 
 PROJECT = "/repo"
 
@@ -384,3 +387,118 @@ def test_cli_unknown_or_ambiguous_run_is_one_line(tmp_path: Path) -> None:
     ambiguous = run_fluxdrive("history", "--run", "4f", cwd=tmp_path)
     assert (ambiguous.code, ambiguous.err.count("\n")) == (2, 1)
     assert "matches 2 runs" in ambiguous.err and "Traceback" not in ambiguous.err
+
+
+# --- trust: the multiplier needs evidence (issue 12 item 4) ---------------------------------------
+
+
+def test_trust_needs_evidence_and_never_silences() -> None:
+    settings = Config().scoring
+    assert (settings.trust_floor, settings.trust_prior_reviews) == (0.5, 10)
+    assert trust_multiplier(0, 0, settings) == 1.0, "no feedback, no change"
+    assert trust_multiplier(0, 1, settings) >= 0.95, "one discard of a P3 must not drop an agent from triage"
+    assert 0.5 <= trust_multiplier(0, 10, settings) <= 0.8, "ten discards of ten: noticeably lower, above the floor"
+    assert trust_multiplier(500, 500, settings) == trust_multiplier(1, 1, settings) == 1.0
+    assert trust_multiplier(0, 100_000, settings) >= settings.trust_floor
+    for total in range(41):
+        row = [trust_multiplier(accepted, total, settings) for accepted in range(total + 1)]
+        assert row == sorted(row), f"more accepts never lower trust (total {total}): {row}"
+        if total:
+            assert trust_multiplier(0, total, settings) < trust_multiplier(0, total - 1, settings)
+
+
+def test_trust_follows_its_settings() -> None:
+    no_prior = Config.model_validate({"scoring": {"trust_prior_reviews": 0, "trust_floor": 0.2}}).scoring
+    assert trust_multiplier(0, 1, no_prior) == 0.2, "without a prior the acceptance rate alone decides"
+    assert trust_multiplier(1, 2, no_prior) == 0.6
+    strong_prior = Config.model_validate({"scoring": {"trust_prior_reviews": 100}}).scoring
+    assert trust_multiplier(0, 10, strong_prior) == 0.9545
+
+
+def test_old_trust_settings_still_load(tmp_path: Path) -> None:
+    """A config file written for the banded rule still loads; its band settings no longer do anything."""
+    (tmp_path / ".fluxdrive").mkdir()
+    (tmp_path / ".fluxdrive" / "config.toml").write_text(
+        "[scoring]\ntrust_floor = 0.05\ntrust_min_reviews = 5\ntrust_high_acceptance = 0.9\ntrust_low_acceptance = 0.4\n"
+    )
+    scoring = load_config(tmp_path).config.scoring
+    assert (scoring.trust_floor, scoring.trust_min_reviews) == (0.05, 5)
+    assert trust_multiplier(0, 1, scoring) == 0.9136, "an explicit old floor is honoured, behind the same prior"
+
+
+# --- feedback counts for the project the run reviewed, wherever it is run from ----------------------
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "projects" / "py-webapp"
+
+
+@pytest.fixture
+def reviewed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A real static review of a git project, written with --output-dir outside it: (project, output dir).
+
+    Function-scoped on purpose: the review must see this test's temp XDG_DATA_HOME.
+    """
+    base = tmp_path_factory.mktemp("feedback-run")
+    project = committed_copy(FIXTURE, base / "shop-project")
+    out = base / "reports" / "run"
+    done = run_fluxdrive("review", "shop", "--yes", "-q", "--output-dir", out, cwd=project)
+    assert done.code in (0, 1), done.err
+    return project, out
+
+
+def _first_finding(out: Path) -> tuple[str, list[str]]:
+    finding = json.loads((out / "findings.json").read_text())["findings"][0]
+    return finding["id"], finding["agents"]
+
+
+def _feedback_rows() -> list[tuple[str, str, str, int]]:
+    with open_history() as connection:
+        return list(connection.execute("SELECT agent, project, finding_id, accepted FROM feedback ORDER BY id"))
+
+
+def test_feedback_from_another_directory_counts_for_the_reviewed_project(
+    reviewed: tuple[Path, Path], tmp_path: Path
+) -> None:
+    project, out = reviewed
+    assert json.loads((out / "run.json").read_text())["input"]["project_root"] == str(project)
+    finding, agents = _first_finding(out)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    by_directory = run_fluxdrive("feedback", "discard", out, finding, cwd=elsewhere)
+    assert by_directory.code == 0, by_directory.err
+    shown = ", ".join(f"{agent} trust 0.95" for agent in agents)
+    assert by_directory.out == f"discarded {finding} ({shown}) in {project.resolve()}\n"
+    by_file = run_fluxdrive("feedback", "accept", out / "findings.json", finding, cwd=Path("/"))
+    assert by_file.code == 0, by_file.err
+    expected = [(a, str(project.resolve()), finding, 0) for a in agents]
+    expected += [(a, str(project.resolve()), finding, 1) for a in agents]
+    assert _feedback_rows() == expected, "never the output directory, never the current directory"
+    with open_history() as connection:
+        assert feedback_counts(connection, str(project.resolve())) == {a: (1, 2) for a in agents}
+
+
+def test_feedback_without_run_json_uses_the_repository_around_findings(
+    reviewed: tuple[Path, Path], tmp_path: Path
+) -> None:
+    project, out = reviewed
+    inside = project / "docs" / "run-copy"
+    inside.mkdir(parents=True)
+    (inside / "findings.json").write_bytes((out / "findings.json").read_bytes())
+    finding, _agents = _first_finding(out)
+    done = run_fluxdrive("feedback", "accept", inside, finding, cwd=tmp_path)
+    assert done.code == 0, done.err
+    assert done.out.endswith(f" in {project.resolve()}\n")
+    assert {row[1] for row in _feedback_rows()} == {str(project.resolve())}
+
+
+def test_feedback_with_a_broken_run_json_is_one_line(reviewed: tuple[Path, Path], tmp_path: Path) -> None:
+    _project, out = reviewed
+    copy = tmp_path / "run"
+    copy.mkdir()
+    (copy / "findings.json").write_bytes((out / "findings.json").read_bytes())
+    (copy / "run.json").write_text('{"schema_version": 1, "input": ')
+    finding, _agents = _first_finding(out)
+    done = run_fluxdrive("feedback", "discard", copy, finding, cwd=tmp_path)
+    assert (done.code, done.out, done.err.count("\n")) == (2, "", 1), done.err
+    assert done.err.startswith(f"fluxdrive: error: {copy / 'run.json'} is not valid JSON")
+    assert "Traceback" not in done.err
+    assert not database_path().exists() or _feedback_rows() == [], "nothing recorded against a guessed project"

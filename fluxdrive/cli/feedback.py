@@ -1,4 +1,11 @@
-"""``fluxdrive feedback``: tell fluxdrive whether a finding was right (it trains trust)."""
+"""``fluxdrive feedback``: tell fluxdrive whether a finding was right (it trains trust).
+
+The verdict is recorded against the project the run reviewed: ``input.project_root``
+in the run's ``run.json`` (beside findings.json), else the repository enclosing
+findings.json. Never the current directory: a discard made from elsewhere, or on
+a run written with ``--output-dir`` outside the project, still counts for the
+project the run names.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +21,9 @@ app = typer.Typer(
     help="Record whether findings were accepted or discarded (feeds the trust multiplier).", no_args_is_help=True
 )
 
-FindingsArg = Annotated[Path, typer.Argument(metavar="FINDINGS_JSON", help="A run's findings.json.")]
+FindingsArg = Annotated[
+    Path, typer.Argument(metavar="FINDINGS", help="A run's findings.json, or the run's output directory.")
+]
 IdArg = Annotated[str, typer.Argument(metavar="FINDING_ID", help="A finding id, e.g. P1-3.")]
 
 
@@ -59,19 +68,37 @@ def _agents_of(findings: Path, finding_id: str) -> list[str]:
     return list(agents)
 
 
-def _record(findings: Path, finding_id: str, accepted: bool) -> None:
+def _project_of(findings: Path) -> str:
+    """The project the run behind ``findings`` reviewed (see the module docstring)."""
     from fluxdrive._project import find_project_root
+    from fluxdrive.contracts.run_manifest import RUN_FILE, ManifestError, load_manifest
+    from fluxdrive.errors import InputError
+
+    try:
+        manifest = load_manifest(findings.parent)
+    except ManifestError as exc:
+        raise InputError(
+            str(exc), hint=f"fix or remove {findings.parent / RUN_FILE}: it names the project the feedback is for"
+        ) from None
+    recorded = manifest.input.project_root if manifest is not None and manifest.input is not None else ""
+    if recorded and Path(recorded).is_absolute():
+        return str(Path(recorded).resolve())
+    return str(find_project_root(findings).resolve())
+
+
+def _record(target: Path, finding_id: str, accepted: bool) -> None:
     from fluxdrive.config import load_config
     from fluxdrive.history import open_history, record_feedback, trust_for
 
+    findings = target / "findings.json" if target.is_dir() else target
     agents = _agents_of(findings, finding_id)
-    project = str(find_project_root(findings).resolve())
+    project = _project_of(findings)
     with open_history() as connection:
         record_feedback(connection, agents=agents, project=project, finding_id=finding_id, accepted=accepted)
     trust = trust_for(project, load_config(Path(project)).config.scoring)
     verb = "accepted" if accepted else "discarded"
     shown = ", ".join(f"{a} trust {trust.get(a, 1.0):.2f}" for a in agents)
-    out(f"{verb} {finding_id} ({shown})")
+    out(f"{verb} {finding_id} ({shown}) in {project}")
 
 
 @app.command("accept")

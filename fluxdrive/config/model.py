@@ -60,17 +60,19 @@ class ScoringConfig(_Section):
     project_bonus: int = Field(1, ge=0, le=5, description="bonus when the project has CLAUDE.md/AGENTS.md/.fluxdrive")
     domain_agent_bonus: int = Field(1, ge=0, le=5, description="bonus for a project agent of a detected domain")
     max_score: float = Field(7, gt=0, description="upper bound of the final score")
-    trust_floor: float = Field(0.05, gt=0, le=1, description="lowest trust multiplier")
-    trust_min_reviews: int = Field(10, ge=1, description="reviews before the top trust band applies")
-    trust_high_acceptance: float = Field(0.80, ge=0, le=1, description="acceptance rate of the top trust band")
-    trust_low_acceptance: float = Field(0.50, ge=0, le=1, description="acceptance rate below which trust is low")
+    trust_floor: float = Field(0.5, gt=0, le=1, description="lowest trust multiplier, approached after many discards")
+    trust_prior_reviews: int = Field(
+        10, ge=0, description="reviews' worth of assumed acceptance before feedback moves trust (the prior)"
+    )
+    # Settings of the old banded trust rule: accepted so older config files still load, no longer used.
+    trust_min_reviews: int = Field(10, ge=1, description="unused (trust now follows trust_prior_reviews)")
+    trust_high_acceptance: float = Field(0.80, ge=0, le=1, description="unused (trust now follows trust_prior_reviews)")
+    trust_low_acceptance: float = Field(0.50, ge=0, le=1, description="unused (trust now follows trust_prior_reviews)")
 
     @model_validator(mode="after")
     def _ordered(self) -> ScoringConfig:
         if self.adjacent_share > self.core_share:
             raise ValueError("adjacent_share must not exceed core_share")
-        if self.trust_low_acceptance > self.trust_high_acceptance:
-            raise ValueError("trust_low_acceptance must not exceed trust_high_acceptance")
         return self
 
 
@@ -139,7 +141,7 @@ class DropoutConfig(_Section):
     weight_density: float = Field(0.2, ge=0, le=1, description="its neighbours produced many P0/P1")
     weight_low_trust: float = Field(0.1, ge=0, le=1, description="its trust multiplier is low")
     density_min_findings: int = Field(3, ge=1, description="neighbour P0/P1 count for the density signal")
-    low_trust_below: float = Field(0.5, ge=0, le=1, description="trust below this is low")
+    low_trust_below: float = Field(0.8, ge=0, le=1, description="trust below this is low (5+ discards, floor 0.5)")
     exempt: AgentList = Field(
         default_factory=lambda: ["fd-safety", "fd-correctness"],
         description="agents never dropped",

@@ -26,7 +26,7 @@ from fluxdrive.contracts.outputs import read_head_and_tail
 from fluxdrive.contracts.run_manifest import AgentRecord, RunManifest
 from fluxdrive.errors import FluxdriveError
 from fluxdrive.synthesis.model import UNKNOWN_PROVENANCE, AgentOutput, RawFinding
-from fluxdrive.synthesis.prose import prose_findings
+from fluxdrive.synthesis.prose import mine_prose
 
 NOT_AGENT_REPORTS = {
     "summary.md",
@@ -88,10 +88,12 @@ def discover(output_dir: Path, manifest: RunManifest | None) -> Discovered:
     return Discovered(files, tuple(notes))
 
 
-def _from_index(agent: str, text: str, partial: bool) -> tuple[OutputStatus, str, bool, list[RawFinding]]:
+def _from_index(agent: str, text: str, partial: bool) -> tuple[OutputStatus, str, bool, list[RawFinding], list[str]]:
+    """Status, reason, partial, findings, and notes (what the prose fallback left out)."""
     classified = classify_text(text)
     status, reason, partial = classified.status, classified.reason, partial or classified.partial
     findings: list[RawFinding] = []
+    notes: list[str] = []
     if classified.usable_index:
         for entry in classified.index.entries:
             rule = next((m.group(1) for f in entry.extra if (m := _RULE_FIELD.match(f))), None)
@@ -109,9 +111,12 @@ def _from_index(agent: str, text: str, partial: bool) -> tuple[OutputStatus, str
                 )
             )
     elif status is OutputStatus.MALFORMED:
-        findings = prose_findings(agent, text, partial=partial)
-        reason = f"{reason}; {len(findings)} finding(s) from prose"
-    return status, reason, partial, findings
+        mined = mine_prose(agent, text, partial=partial)
+        findings = list(mined.findings)
+        reason = f"{reason}; {mined.summary()}"
+        if mined.ignored or mined.dropped:
+            notes.append(f"{agent}: prose fallback: {mined.summary()}")
+    return status, reason, partial, findings, notes
 
 
 def normalize_location(location: str | None) -> str | None:
@@ -145,6 +150,7 @@ def _output(
     findings: list[RawFinding] | None = None,
     text: str = "",
     finished: datetime | None = None,
+    notes: list[str] | None = None,
 ) -> AgentOutput:
     return AgentOutput(
         agent=agent,
@@ -158,6 +164,7 @@ def _output(
         category=record.category if record else "builtin",
         stage=record.stage if record else None,
         finished_at=finished,
+        notes=tuple(notes or ()),
     )
 
 
@@ -227,12 +234,21 @@ def collect_agent(
         text, sentinel, _cut = _read(candidate)
         if not text.strip():
             return _output(agent, candidate, OutputStatus.ERROR, "timed out before writing any output", record)
-        status, reason, partial, findings = _from_index(agent, text, not sentinel)
+        status, reason, partial, findings, notes = _from_index(agent, text, not sentinel)
         if not sentinel:
             status, reason = OutputStatus.MALFORMED, f"report cut off at the timeout (.partial); {reason}"
         finished = _finished(candidate, None)
         return _output(
-            agent, candidate, status, reason, record, partial=partial, findings=findings, text=text, finished=finished
+            agent,
+            candidate,
+            status,
+            reason,
+            record,
+            partial=partial,
+            findings=findings,
+            text=text,
+            finished=finished,
+            notes=notes,
         )
     refused = _refused(path, root)
     if refused:
@@ -242,10 +258,19 @@ def collect_agent(
     uuid = _RUN_UUID.search(text[:500])
     if run_id and uuid and uuid.group(1) != run_id:
         return _output(agent, path, OutputStatus.MISSING, f"foreign report from run {uuid.group(1)}", record)
-    status, reason, partial, findings = _from_index(agent, text, is_partial_recovery(text))
+    status, reason, partial, findings, notes = _from_index(agent, text, is_partial_recovery(text))
     if status is OutputStatus.VALID and not sentinel:
         reason += " (no completion sentinel; accepted)"
     finished = _finished(path, record.finished_at if record else None)
     return _output(
-        agent, path, status, reason, record, partial=partial, findings=findings, text=text, finished=finished
+        agent,
+        path,
+        status,
+        reason,
+        record,
+        partial=partial,
+        findings=findings,
+        text=text,
+        finished=finished,
+        notes=notes,
     )

@@ -327,6 +327,7 @@ def _synthesize(output_dir: Path, config: Config, now: datetime | None) -> Synth
         if changed:
             notes.append(changed)
     outputs = {a: collect_agent(output_dir, a, discovered.files.get(a), manifest, run_id, root) for a in agents}
+    notes.extend(note for output in outputs.values() for note in output.notes)
     try:
         channel_path = output_dir / channel.CHANNEL_FILE
         if channel_path.exists() and not is_inside(channel_path, root):

@@ -55,6 +55,7 @@ class AgentOutput:
     category: str = "builtin"
     stage: int | None = None
     finished_at: datetime | None = None
+    notes: tuple[str, ...] = ()  # for the synthesis notes: what collecting this report left out
 
     @property
     def completed(self) -> bool:

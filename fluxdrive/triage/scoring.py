@@ -380,7 +380,7 @@ def assign(
 ) -> None:
     """Selection, stages and the expansion pool, in place (section 3's rules in order).
 
-    Unstaged (the whole roster fits the budget), every candidate is Stage 1.
+    Unstaged (the whole roster fits the budget), every candidate is Stage 1 but the ones a person demoted.
     """
     overrides = overrides or Overrides()
     for record in records:
@@ -390,9 +390,9 @@ def assign(
             record.base_score = max(record.base_score, 1)
             record.prefiltered = False
     candidates = sorted((r for r in records if r.base_score >= 1 and r.name not in overrides.removed), key=_order)
-    if not staged:
+    if not staged:  # a person who demoted an agent at the gate still gets a Stage 2 for it
         for record in candidates:
-            record.stage = 1
+            record.stage = 2 if record.name in overrides.demoted else 1
         records.sort(key=lambda r: (-r.final_score, r.name))
         return
     forced = [

@@ -74,7 +74,11 @@ def _out(project: Path) -> Path:
 
 def test_openai_review_end_to_end(project: Path, provider: FakeProvider) -> None:
     _safety_script(provider)
-    done = run_fluxdrive("review", ".", "--yes", "--runtime", "llm", "--model", "openai:gpt-4o", cwd=project)
+    # Staged (the roster fits the budget, which would run everyone at once): Stage 2 starts after fd-safety shared.
+    done = run_fluxdrive(
+        "review", ".", "--yes", "--expand", "all", "--runtime", "llm", "--model", "openai:gpt-4o",
+        "--set", "selection.staging=always", cwd=project,
+    )  # fmt: skip
     assert done.code == 1, done.err  # risky at --fail-on risky
     assert done.out.startswith("Verdict: RISKY (1 P0")
     out = _out(project)
@@ -93,7 +97,7 @@ def test_openai_review_end_to_end(project: Path, provider: FakeProvider) -> None
     verdict = json.loads((out / "verdicts" / "fd-safety.json").read_text())
     assert verdict["tokens"] == safety["usage"]["tokens_in"] + safety["usage"]["tokens_out"]
     assert verdict["cost_usd"] == safety["usage"]["cost_usd"] > 0
-    # Stage 1 agents other than fd-safety acknowledged its blocking finding at the checkpoint.
+    # Agents that had not seen fd-safety's blocking finding acknowledged it at the checkpoint.
     acknowledged = [r for r in provider.requests if "Checkpoint before your final report" in r.raw]
     assert acknowledged, "the checkpoint turn was sent to agents that had not seen the blocking finding"
 
@@ -307,7 +311,7 @@ def test_best_practices_research_runs_on_the_model_between_stages(project: Path,
     )
     done = run_fluxdrive(
         "review", ".", "--yes", "--expand", "all", "--runtime", "llm", "--model", "openai:gpt-4o",
-        "--fail-on", "never", cwd=project,
+        "--fail-on", "never", "--set", "selection.staging=always", cwd=project,
     )  # fmt: skip
     assert done.code == 0, done.err
     out = _out(project)
@@ -323,7 +327,8 @@ def test_best_practices_research_runs_on_the_model_between_stages(project: Path,
     tools = {t["function"]["name"] for t in asked[0].body["tools"]}
     assert {"read_file", "list_files", "grep"} <= tools and "share_finding" not in tools
     assert any("cur.execute" in result for result in provider.tool_results("best-practices researcher"))
-    stage2_prompt = (out / "prompts" / "fd-correctness.md").read_text()
+    stage2 = json.loads((out / "run.json").read_text())["stages"][1]["agents"]
+    stage2_prompt = (out / "prompts" / f"{stage2[0]}.md").read_text()
     assert "## Research results" in stage2_prompt and "Parameterized queries" in stage2_prompt
     # every token is accounted for: the research call is in run.json and in the history, with its cost
     record = ran["best-practices"]

@@ -15,7 +15,7 @@ from fluxdrive.synthesis import synthesize
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "agent-outputs"
 SARIF_SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "data" / "sarif-schema-2.1.0.json").read_text())
-SCENARIOS = ["canonical", "variants", "prose", "timeline"]
+SCENARIOS = ["canonical", "variants", "prose", "real-world", "timeline"]
 
 
 def _run(name: str, tmp_path: Path) -> Path:

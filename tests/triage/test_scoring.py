@@ -14,7 +14,7 @@ import pytest
 
 from fluxdrive.config import load_config
 from fluxdrive.config.model import Config
-from fluxdrive.history import trust_multiplier
+from fluxdrive.history import open_history, record_feedback, trust_multiplier
 from fluxdrive.triage import Triage, triage_target
 from fluxdrive.triage.engine import dumps
 from fluxdrive.triage.profile import DiffStats, InputProfile
@@ -125,27 +125,34 @@ def test_trust_from_recorded_feedback_scales_the_score(make_project: Make, tmp_p
     before = _agent(_triage(root, "plan.md"), "fd-architecture")
     assert (before.trust_multiplier, before.final_score) == (1.0, 4.0)
 
-    for _ in range(3):
-        done = run_fluxdrive("feedback", "discard", findings, "P1-1", cwd=root)
-        assert done.code == 0, done.err
-    assert done.out == "discarded P1-1 (fd-architecture trust 0.05)\n"
+    done = run_fluxdrive("feedback", "discard", findings, "P1-1", cwd=root)
+    assert done.code == 0, done.err
+    assert done.out == f"discarded P1-1 (fd-architecture trust 0.95) in {root.resolve()}\n"
     after = _agent(_triage(root, "plan.md"), "fd-architecture")
-    assert after.trust_multiplier == 0.05
-    assert after.final_score == 0.2 and after.stage is None, "a distrusted agent drops out"
-    assert "x0.05 trust" in after.rationale
+    assert after.trust_multiplier == 0.9545, "one discard is not evidence"
+    assert after.final_score == 3.82 and after.stage == 1, "and it does not drop the agent"
+    assert "x0.95 trust" in after.rationale
 
-    for _ in range(27):
+    project = str(root.resolve())
+    with open_history() as connection:  # the database the CLI wrote, under the test's XDG_DATA_HOME
+        for _ in range(19):
+            record_feedback(connection, agents=["fd-architecture"], project=project, finding_id="P1-1", accepted=False)
+    distrusted = _agent(_triage(root, "plan.md"), "fd-architecture")
+    assert distrusted.trust_multiplier == trust_multiplier(0, 20, Config().scoring) == 0.6667
+    assert distrusted.final_score == 2.67, "twenty discards out of twenty cost a third, never more than half"
+
+    for _ in range(3):
         assert run_fluxdrive("feedback", "accept", findings, "P1-1", cwd=root).code == 0
     recovered = _agent(_triage(root, "plan.md"), "fd-architecture")
-    assert recovered.trust_multiplier == trust_multiplier(27, 30, Config().scoring) == 0.925
-    assert recovered.final_score == 3.7 and recovered.stage == 1
+    assert recovered.trust_multiplier == trust_multiplier(3, 23, Config().scoring) == 0.697
+    assert recovered.final_score > distrusted.final_score
 
 
 @pytest.mark.parametrize(
     ("accepted", "total", "expected"),
-    [(0, 0, 1.0), (9, 10, 0.925), (5, 6, 0.85), (7, 10, 0.7333), (5, 10, 0.5), (4, 10, 0.41), (0, 12, 0.05)],
+    [(0, 0, 1.0), (0, 1, 0.9545), (1, 1, 1.0), (9, 10, 0.975), (5, 10, 0.875), (0, 10, 0.75), (0, 100, 0.5455)],
 )
-def test_trust_bands(accepted: int, total: int, expected: float) -> None:
+def test_trust_needs_evidence(accepted: int, total: int, expected: float) -> None:
     assert trust_multiplier(accepted, total, Config().scoring) == expected
 
 

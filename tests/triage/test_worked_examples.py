@@ -154,7 +154,10 @@ def test_example_3_small_migration_diff(tmp_path: Path) -> None:
         ("strategy-game-plan", ["docs/first-playable-plan.md"], ["fd-architecture", "fd-game-design"]),
     ],
 )
-def test_cli_writes_the_same_plan(tmp_path: Path, name: str, args: list[str], stage1: list[str]) -> None:
+def test_cli_writes_the_same_plan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, args: list[str], stage1: list[str]
+) -> None:
+    monkeypatch.setenv("FLUXDRIVE_SELECTION__STAGING", "always")  # the spec's examples are staged plans
     root = _project(name, tmp_path)
     first = run_fluxdrive("triage", *args, "--yes", "--json", cwd=root)
     second = run_fluxdrive("triage", *args, "--yes", "--json", "--no-cache", cwd=root)
