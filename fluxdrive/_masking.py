@@ -42,20 +42,23 @@ from collections.abc import Iterable
 
 MASK = "****"
 
+# Each shape starts a token (``task-management-dashboard`` holds no ``sk-`` key), and ``sk-`` keys carry digits.
 _CREDENTIAL_SHAPES = re.compile(
-    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"
+    r"(?<![A-Za-z0-9_-])(?:"
+    r"(?:AKIA|ASIA)[0-9A-Z]{16}\b"
     r"|gh[pousr]_[A-Za-z0-9]{20,}"
     r"|github_pat_[A-Za-z0-9_]{20,}"
     r"|glpat-[A-Za-z0-9_-]{20,}"
     r"|xox[abpres]-[A-Za-z0-9-]{10,}"
     r"|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}"
-    r"|sk-[A-Za-z0-9_-]{20,}"
+    r"|sk-(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}"
     r"|npm_[A-Za-z0-9]{36}"
     r"|pypi-[A-Za-z0-9_-]{50,}"
     r"|hf_[A-Za-z0-9]{30,}"
     r"|AIza[0-9A-Za-z_-]{30,}"
     r"|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"
     r"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{5,}"
+    r")"
 )
 _PRIVATE_KEY = re.compile(
     r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",

@@ -12,8 +12,11 @@ follow. In order:
    no tokens; llm and cli-agent: the median of its past calls on that model
    from the history database, else ``budget.review_agent_default``, halved
    for an agent that receives a slice). When every agent with base >= 1 fits
-   the input's budget - always offline - they all run in Stage 1. Otherwise
-   the protocol's staging applies (see :mod:`fluxdrive.triage.scoring`).
+   the input's budget they all run in Stage 1. Offline, where nothing costs
+   tokens, every review agent runs - base 0 included: a score is a guess
+   from words, and the agent's own checks decide better what applies (a
+   plan without a rollback section never says "rollback"). Otherwise the
+   protocol's staging applies (see :mod:`fluxdrive.triage.scoring`).
 4. The soft budget is enforced on what will actually run: over it, a
    terminal asks and a script needs ``--over-budget``.
 
@@ -152,7 +155,8 @@ def apply_cost_model(result: Triage, pool: RuntimePool, config: Config, model: s
     ]
     found = price(result, candidates, pool, config, model)
     if found.tokens == 0:
-        result.unstage(f"all {len(candidates)} candidates run offline: no tokens")
+        free = _free_agents(result, pool, config)
+        result.unstage(f"offline, no tokens: all {len(free)} reviewers run, whatever they scored", free=free)
     elif not found.over:
         result.unstage(
             f"all {len(candidates)} candidates fit the {found.budget_key} budget: "
@@ -165,6 +169,22 @@ def apply_cost_model(result: Triage, pool: RuntimePool, config: Config, model: s
         )
         return f"Staging: {result.staging_note}"
     return f"Staging: none ({result.staging_note})"
+
+
+def _free_agents(result: Triage, pool: RuntimePool, config: Config) -> frozenset[str]:
+    """Review agents that cost nothing here: on the static runtime, runnable offline, not removed.
+
+    Offline, relevance is decided by each agent's own checks, not by words: a
+    plan with no rollback section never says "rollback", and fd-user-product's
+    document checks are what notice it. Scores still order paid runs.
+    """
+    return frozenset(
+        a.name
+        for a in result.agents
+        if a.name not in result.overrides.removed
+        and result.roster.agents[a.name].static.offline
+        and pool.name_for(result.roster.agents[a.name], config) == "static"
+    )
 
 
 def enforce_budget(

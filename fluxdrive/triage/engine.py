@@ -40,6 +40,7 @@ class Triage:
     notes: list[str] = field(default_factory=list)
     staged: bool = True  # False: the whole roster fits the budget, every candidate is Stage 1
     staging_note: str = ""
+    free: frozenset[str] = frozenset()  # agents that cost nothing: unstaged, they run whatever they scored
 
     @property
     def domains(self) -> list[str]:
@@ -59,11 +60,11 @@ class Triage:
                 AgentScore(agent.name, agent.category, base_score=1, rationale="added at the approval gate")
             )
         overlaps = {a.name: a.overlaps for a in self.roster if a.overlaps}
-        assign(self.agents, self.ceiling, self.config, self.overrides, overlaps, staged=self.staged)
+        assign(self.agents, self.ceiling, self.config, self.overrides, overlaps, staged=self.staged, free=self.free)
 
-    def unstage(self, why: str) -> None:
-        """Run every candidate in Stage 1 (the cost model found the whole roster affordable)."""
-        self.staged, self.staging_note = False, why
+    def unstage(self, why: str, *, free: frozenset[str] = frozenset()) -> None:
+        """Run every candidate in Stage 1 (the cost model found the whole roster affordable), and ``free`` too."""
+        self.staged, self.staging_note, self.free = False, why, free
         self.recompute()
 
     def to_json(self) -> dict[str, Any]:
@@ -199,7 +200,7 @@ def render_table(result: Triage) -> str:
     ]
     for a in result.agents:
         stage = (
-            {1: "1", 2: "2", "pool": "pool"}.get(a.stage, "-")
+            {1: "1" if a.base_score else "1 (free)", 2: "2", "pool": "pool"}.get(a.stage, "-")
             if a.stage is not None
             else ("filtered" if a.prefiltered else "-")
         )

@@ -62,7 +62,9 @@ MANIFEST_LANGUAGES = {
 ENGINE_MARKERS = {"project.godot": "godot", "*.uproject": "unreal", "ProjectSettings/ProjectVersion.txt": "unity"}
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+\S")
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*)")
+# Fenced blocks that hold prose or pictures, not code: a section with only these stays prose.
+PROSE_FENCES = frozenset({"", "text", "txt", "plain", "markdown", "md", "mermaid", "console", "output", "log"})
 _SHEBANG = re.compile(r"^#!.*\b(python\d?|node|bash|sh|ruby|perl)\b")
 _PY_IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", re.M)
 _JS_IMPORT = re.compile(r"""(?:from\s+|require\(\s*)["']([@\w][\w./@-]*)["']""")
@@ -188,16 +190,20 @@ def document_sections(text: str) -> tuple[list[Section], list[Unit]]:
     sections: list[Section] = []
     bodies: list[list[str]] = [[]]
     titles: list[str] = [""]
+    coded: list[bool] = [False]  # per body: holds a fenced code block (```python, ```go, ```yaml ...)
     fence = None
     for number, line in enumerate(text.splitlines(), start=1):
         marker = _FENCE.match(line)
         if marker and (fence is None or marker.group(1).startswith(fence)):
+            if fence is None and marker.group(2).lower() not in PROSE_FENCES:
+                coded[-1] = True
             fence = None if fence else marker.group(1)[:3]
         heading = _HEADING.match(line) if fence is None and not marker else None
         if heading:
             sections.append(Section(heading.group(2).strip(), len(heading.group(1)), number))
             bodies.append([line])
             titles.append(heading.group(2).strip())
+            coded.append(False)
             continue
         bodies[-1].append(line)
         if fence is not None or marker or not line.strip() or not sections:
@@ -214,8 +220,9 @@ def document_sections(text: str) -> tuple[list[Section], list[Unit]]:
             weight=max(len(body), 1),
             text="\n".join(body)[:UNIT_TEXT_LIMIT],
             section=title or None,
+            code=code,  # a code document's routing keywords (``execute(``, ``shell=True``) count as in a file
         )
-        for title, body in zip(titles, bodies, strict=True)
+        for title, body, code in zip(titles, bodies, coded, strict=True)
         if any(line.strip() for line in body)
     ]
     return sections, units

@@ -46,7 +46,7 @@ reviewers. Unselected agents scoring >= 2 form the expansion pool.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fluxdrive._match import Finder, Text, glob_match, keyword_pattern, word_pattern
@@ -377,10 +377,12 @@ def assign(
     overlaps: Mapping[str, Sequence[str]] | None = None,
     *,
     staged: bool = True,
+    free: Collection[str] = (),
 ) -> None:
     """Selection, stages and the expansion pool, in place (section 3's rules in order).
 
-    Unstaged (the whole roster fits the budget), every candidate is Stage 1 but the ones a person demoted.
+    Unstaged (the whole roster fits the budget), every candidate is Stage 1 but the ones a person demoted,
+    and so is every ``free`` agent (one that costs nothing to run: offline, its own checks decide what applies).
     """
     overrides = overrides or Overrides()
     for record in records:
@@ -391,7 +393,8 @@ def assign(
             record.prefiltered = False
     candidates = sorted((r for r in records if r.base_score >= 1 and r.name not in overrides.removed), key=_order)
     if not staged:  # a person who demoted an agent at the gate still gets a Stage 2 for it
-        for record in candidates:
+        costless = [r for r in records if r.name in free and r not in candidates and r.name not in overrides.removed]
+        for record in [*candidates, *costless]:
             record.stage = 2 if record.name in overrides.demoted else 1
         records.sort(key=lambda r: (-r.final_score, r.name))
         return

@@ -36,6 +36,7 @@ from pathlib import Path
 
 import pytest
 
+from fluxdrive._masking import scrub
 from tests.adversarial._support import files_under, review_dir
 from tests.conftest import CliResult, committed_copy, run_fluxdrive
 from tests.fakes.llm_server import Error, FakeProvider, Text, ToolCall
@@ -457,3 +458,22 @@ def figures() -> list[str]:
         + (f" ({', '.join(distinct)}; in {leaking} of {len(LEDGER)} scenarios)" if distinct else "")
     )
     return lines
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "/tmp/task-management-dashboard/run.json",  # "sk-management-dashboard" is a path, not an OpenAI key
+        "docs/risk-assessment-framework-notes.md",
+        "the disk-utilization-threshold-exceeded alert",
+        "mask_live_preview_components_enabled",
+    ],
+)
+def test_ordinary_names_are_not_masked_as_keys(text: str) -> None:
+    """A key shape must start a token: masking inside a word corrupted run.json's project_root."""
+    assert scrub(text) == text
+
+
+def test_key_shapes_at_a_token_start_are_masked() -> None:
+    text = "OPENAI sk-proj-abcDEF1234567890abcdef1234 stripe('sk_live_4eC39HqLyjWDarjtT1zdp7dc') ghp_" + "a1" * 18
+    assert scrub(text) == "OPENAI **** stripe('****') ****"

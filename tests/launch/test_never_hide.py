@@ -140,7 +140,7 @@ def test_default_review_of_the_branch_is_risky_with_all_three_p0(branch: Path) -
     run = json.loads((branch / "out" / "run.json").read_text())
     assert {"fd-safety", "fd-correctness"} <= set(run["agents"]), "the P0 lanes ran"
     assert all(a["stage"] == 1 for a in run["agents"].values()), "offline, every candidate is Stage 1"
-    assert "Staging: none (all 6 candidates run offline: no tokens)" in done.err
+    assert "Staging: none (offline, no tokens: all 7 reviewers run, whatever they scored)" in done.err
 
 
 def test_the_same_branch_piped_from_git_diff(branch: Path) -> None:

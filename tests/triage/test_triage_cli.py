@@ -82,7 +82,10 @@ def test_table_output_and_written_files(make_project: Make, tmp_path: Path) -> N
         "| fd-safety | 3 | +2 | +1 | +0 | 1.00 | 6 | 1 | base 3 (60% of the input: auth); evidence in 1 unit(s): auth;"
         " +2 web-api criteria; +1 project docs |"
     ) in lines
-    assert "- Staging: none, every candidate runs in Stage 1 (all 2 candidates run offline: no tokens)" in lines
+    assert (
+        "- Staging: none, every candidate runs in Stage 1 (offline, no tokens: all 7 reviewers run, whatever they"
+        " scored)"
+    ) in lines
     assert done.out.rstrip().endswith(f"Written: {tmp_path / 'out'}/triage.json, triage-table.md, input-profile.json")
     assert json.loads((tmp_path / "out" / "triage.json").read_text())["input"]["kind"] == "document"
 

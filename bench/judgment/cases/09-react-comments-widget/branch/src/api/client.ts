@@ -1,0 +1,38 @@
+export interface Review {
+  id: string;
+  productId: string;
+  author: string;
+  rating: number;
+  html: string;
+}
+
+const BASE = "/api/v2";
+
+export async function getJson<T>(path: string): Promise<T> {
+  const response = await fetch(`${BASE}${path}`, { credentials: "same-origin" });
+  if (!response.ok) {
+    throw new Error(`${path}: HTTP ${response.status}`);
+  }
+  return (await response.json()) as T;
+}
+
+export function reviewsOf(productId: string): Promise<Review[]> {
+  return getJson<Review[]>(`/products/${encodeURIComponent(productId)}/reviews`);
+}
+
+export async function markHelpful(reviewIds: string[]): Promise<number> {
+  let marked = 0;
+  reviewIds.forEach(async (id) => {
+    await fetch(`${BASE}/reviews/${id}/helpful`, { method: "POST", credentials: "same-origin" });
+    marked += 1;
+  });
+  return marked;
+}
+
+export async function reviewsOfAll(productIds: string[]): Promise<Review[]> {
+  const all: Review[] = [];
+  for (const productId of productIds) {
+    all.push(...(await reviewsOf(productId)));
+  }
+  return all;
+}

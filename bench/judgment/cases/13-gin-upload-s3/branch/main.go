@@ -1,0 +1,46 @@
+package main
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+
+	"github.com/example/uploads/storage"
+	"github.com/gin-gonic/gin"
+)
+
+func main() {
+	router := gin.Default()
+	// Set a lower memory limit for multipart forms (default is 32 MiB)
+	router.MaxMultipartMemory = 8 << 20 // 8 MiB
+	router.Static("/", "./public")
+	router.POST("/upload", func(c *gin.Context) {
+		name := c.PostForm("name")
+		email := c.PostForm("email")
+		folder := c.PostForm("folder")
+
+		// Source
+		file, err := c.FormFile("file")
+		if err != nil {
+			c.String(http.StatusBadRequest, "get form err: %s", err.Error())
+			return
+		}
+
+		dst := filepath.Join("uploads", folder, filepath.Base(file.Filename))
+		os.MkdirAll(filepath.Dir(dst), 0o777)
+		if err := c.SaveUploadedFile(file, dst); err != nil {
+			c.String(http.StatusBadRequest, "upload file err: %s", err.Error())
+			return
+		}
+		go storage.Archive(c, dst, folder+"/"+filepath.Base(file.Filename))
+
+		c.String(
+			http.StatusOK,
+			"File %s uploaded successfully with fields name=%s and email=%s.",
+			file.Filename,
+			name,
+			email,
+		)
+	})
+	_ = router.Run(":8080")
+}

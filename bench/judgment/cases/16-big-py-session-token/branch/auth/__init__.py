@@ -1,0 +1,1 @@
+"""Session handling shared by the blog and the admin console."""
