@@ -95,8 +95,8 @@ def test_review_then_drill_down(project: Path) -> None:
     assert len(summary) <= 2_400, "a review costs the assistant well under 1,000 tokens"
     findings = json.loads((project / output_dir / "findings.json").read_text())
     finished = [p for p in progress if p[2] and " completed in " in p[2]]
-    # offline, every candidate runs in Stage 1: six agents, each reported once
-    assert len(finished) == 6 and finished[-1][:2] == (6.0, 6.0), progress
+    # offline, every review agent runs in Stage 1: seven agents, each reported once
+    assert len(finished) == 7 and finished[-1][:2] == (7.0, 7.0), progress
     assert any(p[2] and p[2].startswith("Stage 1: ") for p in progress)
 
     error, finding = answers["finding"]
