@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fluxdrive.config.model import StaticConfig
+from fluxdrive.runtimes.static.checks.pyparse import parse_python
 from fluxdrive.runtimes.static.hits import Hit, SecretMask
 from fluxdrive.runtimes.static.source import LoadedSources, Source
 
@@ -58,7 +59,7 @@ class AnalyzerContext:
             if source.name in self._trees:
                 return self._trees[source.name]
         try:
-            tree: ast.Module | None = ast.parse(source.text, filename=source.name)
+            tree: ast.Module | None = parse_python(source.text, filename=source.name)
         except (SyntaxError, ValueError, RecursionError):
             tree = None
         with self._lock:

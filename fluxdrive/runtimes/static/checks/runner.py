@@ -13,6 +13,7 @@ from fluxdrive.runtimes.static.checks.base import (
     PyModule,
     registered_checks,
 )
+from fluxdrive.runtimes.static.checks.pyparse import parse_python
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +47,8 @@ def run_python_checks(
         return []
     if tree is None:
         try:
-            tree = ast.parse(text, filename=path)
-        except (SyntaxError, ValueError) as exc:
+            tree = parse_python(text, filename=path)
+        except (SyntaxError, ValueError, RecursionError) as exc:
             notes.append(
                 f"{path}: not valid Python ({exc.msg if isinstance(exc, SyntaxError) else exc}); Python checks skipped"
             )
