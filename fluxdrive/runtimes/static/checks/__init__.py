@@ -10,6 +10,7 @@ MODULES = (
     "safety_crypto",
     "safety_settings",
     "safety_http",
+    "safety_web",
     "correctness_values",
     "correctness_errors",
     "correctness_concurrency",

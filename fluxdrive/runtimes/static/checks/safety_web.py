@@ -1,0 +1,223 @@
+"""Web session safety: weak randomness for security values, and cookies sent without their protections.
+
+Both were missing categories (OWASP BenchmarkPython's weakrand and
+securecookie: 0 of their cases were flagged): a "remember me" value made
+with ``random.normalvariate()`` can be predicted from a few others, and a
+cookie set with ``secure=False`` travels in clear text over HTTP.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+
+from fluxdrive.runtimes.static.checks._common import (
+    Function,
+    example,
+    import_map,
+    is_literal,
+    qualified_name,
+    snippet,
+)
+from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, keyword, python_check
+
+# --------------------------------------------------------------------------
+# Weak randomness for security values (CWE-330)
+
+_SECURE_SOURCES = ("secrets.", "os.urandom", "random.SystemRandom", "uuid.uuid4", "ssl.RAND_bytes")
+_SECURITY_NAME = re.compile(
+    r"(?i)(token|secret|passw|nonce|salt|otp|api_?key|session|cookie|remember|reset_?code|csrf|auth|verif)"
+)
+
+
+def _weak_random_call(node: ast.AST, imports: dict[str, str]) -> str | None:
+    """The ``random.*`` call inside ``node`` (the module's PRNG, not ``secrets``/``SystemRandom``), if any."""
+    for sub in ast.walk(node):
+        if not isinstance(sub, ast.Call):
+            continue
+        name = qualified_name(sub, imports)
+        if name.startswith(_SECURE_SOURCES) or ".SystemRandom" in name:
+            continue
+        if name.startswith("random.") or (name.startswith("numpy.random.") and "default_rng" not in name):
+            return name
+    return None
+
+
+def _sink(target: ast.AST) -> str | None:
+    """What a stored value becomes, when that is a security value: a session or cookie entry, a token."""
+    if isinstance(target, ast.Subscript):
+        container = snippet(target.value, 60)
+        if _SECURITY_NAME.search(container):
+            return f"{container}[…]"
+    if isinstance(target, ast.Name) and _SECURITY_NAME.search(target.id):
+        return f"`{target.id}`"
+    if isinstance(target, ast.Attribute) and _SECURITY_NAME.search(target.attr):
+        return f"`{snippet(target, 40)}`"
+    return None
+
+
+def _weak_values(function: Function, imports: dict[str, str]) -> dict[str, tuple[str, int]]:
+    """Local names holding (a value derived from) a weak random call: name -> (call, line), in source order."""
+    weak: dict[str, tuple[str, int]] = {}
+    assignments = sorted(
+        (n for n in ast.walk(function) if isinstance(n, ast.Assign | ast.AnnAssign)), key=lambda n: n.lineno
+    )
+    for node in assignments:
+        if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
+            continue
+        call = _weak_random_call(node.value, imports)
+        derived = next((weak[n.id] for n in ast.walk(node.value) if isinstance(n, ast.Name) and n.id in weak), None)
+        origin = (call, node.lineno) if call else derived
+        if origin is None:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            if isinstance(target, ast.Name):
+                weak[target.id] = origin
+    return weak
+
+
+@python_check(
+    "py-weak-random-secret",
+    tag="security",
+    severity="P1",
+    summary="a value from the random module (predictable) becomes a session value, cookie or token",
+    match=[
+        example("""
+            import random
+            def remember(session, user):
+                value = str(random.normalvariate(0, 1))[2:]
+                session["rememberMe"] = value
+        """),
+        example("""
+            import random
+            def reset(user):
+                reset_token = "".join(random.choice("abcdef0123456789") for _ in range(32))
+                return reset_token
+        """),
+        example("""
+            from random import getrandbits
+            def login(response):
+                response.set_cookie("sid", str(getrandbits(64)))
+        """),
+    ],
+    no_match=[
+        example("""
+            import secrets
+            def remember(session):
+                session["rememberMe"] = str(secrets.randbelow(2**32))
+        """),
+        example("""
+            import random
+            def shuffle_deck(cards):
+                hand = random.sample(cards, 5)
+                return hand
+        """),
+        example("""
+            import random
+            def jitter(delay):
+                backoff = delay * random.uniform(0.5, 1.5)
+                return backoff
+        """),
+    ],
+)
+def weak_random_secret(module: PyModule) -> Iterator[CheckHit]:
+    imports = import_map(module.tree)  # inline imports too: ast.walk reaches into functions
+    weak_by_function: dict[Function | None, dict[str, tuple[str, int]]] = {}
+    for node in module.nodes:
+        if not isinstance(node, ast.Assign | ast.Call):
+            continue
+        function = module.enclosing_function(node)
+        if function not in weak_by_function:
+            weak_by_function[function] = _weak_values(function, imports) if function else {}
+        hit = _weak_store(node, weak_by_function[function], imports)
+        if hit is None:
+            continue
+        call, sink, line = hit
+        yield CheckHit(
+            line=line,
+            title=f"{call}() is predictable, and its value becomes {sink} {module.where(node)}",
+            why=(
+                "The random module is a Mersenne Twister: a few outputs reveal its state, so an attacker "
+                "can predict the next session value, cookie or token and take over the account."
+            ),
+            fix="Use secrets.token_urlsafe() / secrets.randbelow() (or random.SystemRandom) for security values.",
+        )
+
+
+def _weak_store(
+    node: ast.AST, weak: dict[str, tuple[str, int]], imports: dict[str, str]
+) -> tuple[str, str, int] | None:
+    """(call, sink, line) when ``node`` stores a weak random value where a security value goes."""
+    if isinstance(node, ast.Assign):
+        call = _weak_random_call(node.value, imports)
+        origin = (call, node.lineno) if call else _weak_name(node.value, weak)
+        if origin is None:
+            return None
+        for target in node.targets:
+            sink = _sink(target)
+            if sink is not None:
+                return origin[0], sink, node.lineno
+        return None
+    if isinstance(node, ast.Call) and call_name(node).endswith("set_cookie"):
+        value = node.args[1] if len(node.args) > 1 else keyword(node, "value")
+        if value is None:
+            return None
+        call = _weak_random_call(value, imports)
+        origin = (call, node.lineno) if call else _weak_name(value, weak)
+        return (origin[0], "a cookie", node.lineno) if origin else None
+    return None
+
+
+def _weak_name(value: ast.AST, weak: dict[str, tuple[str, int]]) -> tuple[str, int] | None:
+    return next((weak[n.id] for n in ast.walk(value) if isinstance(n, ast.Name) and n.id in weak), None)
+
+
+# --------------------------------------------------------------------------
+# Cookies without Secure / HttpOnly (CWE-614, CWE-1004)
+
+
+@python_check(
+    "py-insecure-cookie",
+    tag="security",
+    severity="P1",
+    summary="a cookie is set with secure=False (sent in clear text over HTTP) or httponly=False",
+    match=[
+        example("""
+            def remember(response, value):
+                response.set_cookie("session", value, secure=False, httponly=True)
+        """),
+        example("""
+            def remember(response, value):
+                response.set_cookie("sid", value, secure=True, httponly=False)
+        """),
+    ],
+    no_match=[
+        example("""
+            def remember(response, value):
+                response.set_cookie("session", value, secure=True, httponly=True, samesite="Lax")
+        """),
+        example("""
+            def theme(response):
+                response.set_cookie("theme", "dark")
+        """),
+    ],
+)
+def insecure_cookie(module: PyModule) -> Iterator[CheckHit]:
+    for node in module.nodes:
+        if not isinstance(node, ast.Call) or not call_name(node).endswith("set_cookie"):
+            continue
+        off = [flag for flag in ("secure", "httponly") if is_literal(keyword(node, flag), False)]
+        if not off:
+            continue
+        name = snippet(node.args[0], 30) if node.args else "a cookie"
+        yield CheckHit(
+            line=node.lineno,
+            title=f"Cookie {name} is set with {' and '.join(f'{f}=False' for f in off)} {module.where(node)}",
+            why=(
+                "Without Secure the browser also sends the cookie over plain HTTP, where anyone on the path reads "
+                "it; without HttpOnly any script injected into the page can steal it."
+            ),
+            fix="Set secure=True and httponly=True (and samesite='Lax' or 'Strict') on cookies that carry state.",
+        )
