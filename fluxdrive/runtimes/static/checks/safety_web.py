@@ -1,4 +1,5 @@
-"""Web session safety: weak randomness for security values, and cookies sent without their protections.
+"""Web session safety: weak randomness for security values, cookies without their protections, and
+untrusted data stored in the session.
 
 Both were missing categories (OWASP BenchmarkPython's weakrand and
 securecookie: 0 of their cases were flagged): a "remember me" value made
@@ -21,6 +22,7 @@ from fluxdrive.runtimes.static.checks._common import (
     snippet,
 )
 from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, keyword, python_check
+from fluxdrive.runtimes.static.checks.taint import Flow
 
 # --------------------------------------------------------------------------
 # Weak randomness for security values (CWE-330)
@@ -221,3 +223,87 @@ def insecure_cookie(module: PyModule) -> Iterator[CheckHit]:
             ),
             fix="Set secure=True and httponly=True (and samesite='Lax' or 'Strict') on cookies that carry state.",
         )
+
+
+# --------------------------------------------------------------------------
+# Untrusted data into the session (CWE-501, trust boundary violation)
+
+_SESSION = re.compile(r"(?i)(^|\.)session$")
+
+
+def _statement_of(module: PyModule, node: ast.AST) -> ast.AST:
+    """The statement holding ``node`` (itself when it is one)."""
+    if isinstance(node, ast.stmt):
+        return node
+    return next((p for p in module.ancestors(node) if isinstance(p, ast.stmt)), node)
+
+
+@python_check(
+    "py-trust-boundary",
+    tag="security",
+    severity="P1",
+    summary="data from the request is stored in the server-side session (as a key or a value)",
+    match=[
+        example("""
+            import flask
+            from flask import request
+            def remember():
+                bar = request.cookies.get("who") + "_SafeStuff"
+                flask.session["userid"] = bar
+        """),
+        example("""
+            from flask import request, session
+            def pick():
+                session[request.args["key"]] = "12345"
+        """),
+    ],
+    no_match=[
+        example("""
+            import flask
+            from flask import request
+            def remember():
+                param = request.form.get("who")
+                values = {}
+                values["keyA"] = "a-Value"
+                values["keyB"] = param
+                bar = values["keyA"]
+                flask.session[bar] = "12345"
+        """),
+        example("""
+            from flask import request, session
+            def remember():
+                num = 106
+                bar = "This_should_always_happen" if 7 * 18 + num > 200 else request.args.get("x")
+                session["userid"] = bar
+        """),
+        example("""
+            from flask import request, session
+            def login(user):
+                session["user_id"] = int(request.form["id"])
+        """),
+    ],
+)
+def trust_boundary(module: PyModule) -> Iterator[CheckHit]:
+    flows: dict[ast.AST, Flow] = {}
+    for node in module.nodes:
+        if not isinstance(node, ast.Assign):
+            continue
+        targets = [t for t in node.targets if isinstance(t, ast.Subscript) and _SESSION.search(snippet(t.value, 60))]
+        function = module.enclosing_function(node) if targets else None
+        if function is None:
+            continue
+        flow = flows.get(function) or flows.setdefault(function, Flow(function))
+        for target in targets:
+            source = flow.taint_at(target.slice, node) or flow.taint_at(node.value, node)
+            if source is None:
+                continue
+            yield CheckHit(
+                line=node.lineno,
+                title=f"Data from {source} is stored in {snippet(target, 40)} {module.where(node)}",
+                why=(
+                    "The session is trusted server-side state: code that reads it later believes what it holds. "
+                    "Putting request data there lets a client choose values the server will treat as its own."
+                ),
+                fix="Validate the value against what the server expects (an id it looked up, an allow-list) "
+                "before storing it, or keep it out of the session.",
+            )

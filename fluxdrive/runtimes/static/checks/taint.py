@@ -1,0 +1,262 @@
+"""Where a value inside one function comes from: intra-procedural taint with constant folding.
+
+A check asks :class:`Flow` whether an expression, just before a statement,
+carries data from outside (the request, user input, the network) and which
+source. The flow walks the function's statements in order:
+
+- **sources**: request fields (``request.args``, ``.form``, ``.cookies``,
+  ...), the ``request`` object itself and anything built from it (a wrapper
+  object, its methods' results), ``input()``, ``sys.stdin``, socket reads;
+- **propagation**: assignments, augmented assignments, f-strings, ``%``,
+  ``+``, ``.format``, method calls on tainted values, containers, dict
+  entries under constant keys (``m["keyB"] = param`` taints only ``keyB``),
+  comprehensions, loop targets;
+- **sanitizers**: ``int``/``float``/``bool``/``len`` and comparisons (a
+  number or a truth value carries no attacker-chosen text);
+- **constant folding**: ``num = 106`` then ``"safe" if 7 * 18 + num > 200
+  else param`` is ``"safe"``; ``if 7 * 42 - 86 > 200:`` with a constant
+  test runs only the branch taken; both branches of an unknown test merge.
+
+Nested functions are flows of their own. What calls into other functions
+return is tainted when any argument is (no summaries across calls yet).
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fluxdrive.runtimes.static.checks.base import call_name
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+REQUEST_FIELDS = frozenset(
+    {"args", "form", "values", "cookies", "headers", "data", "json", "files", "get_json", "get_data", "path",
+     "query_string", "full_path", "url", "stream", "GET", "POST", "COOKIES", "META", "body", "query_params"}
+)  # fmt: skip
+SANITIZERS = frozenset({"int", "float", "bool", "len", "abs", "round", "hash", "id", "isinstance", "callable"})
+_UNKNOWN = object()
+_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod, ast.Pow: operator.pow,
+}  # fmt: skip
+_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Eq: operator.eq, ast.NotEq: operator.ne,
+}  # fmt: skip
+
+
+@dataclass
+class State:
+    """What is known at one point: each name's taint (its source) and constant value, dict entries."""
+
+    taint: dict[str, str | None] = field(default_factory=dict)
+    consts: dict[str, Any] = field(default_factory=dict)
+    entries: dict[str, dict[Any, str | None]] = field(default_factory=dict)
+
+    def copy(self) -> State:
+        return State(dict(self.taint), dict(self.consts), {k: dict(v) for k, v in self.entries.items()})
+
+    def merge(self, other: State) -> State:
+        """Either path may have run: a name is tainted if it is on one; a constant only if equal on both."""
+        taint = {n: self.taint.get(n) or other.taint.get(n) for n in {*self.taint, *other.taint}}
+        consts = {n: v for n, v in self.consts.items() if n in other.consts and other.consts[n] == v}
+        entries: dict[str, dict[Any, str | None]] = {}
+        for name in {*self.entries, *other.entries}:
+            mine, theirs = self.entries.get(name, {}), other.entries.get(name, {})
+            entries[name] = {k: mine.get(k) or theirs.get(k) for k in {*mine, *theirs}}
+        return State(taint, consts, entries)
+
+
+class Flow:
+    """The taint of one function's values, statement by statement."""
+
+    def __init__(self, function: Function, *, request_names: frozenset[str] = frozenset({"request", "req"})) -> None:
+        self.function = function
+        self.request_names = request_names
+        self.before: dict[ast.AST, State] = {}
+        self._block(function.body, State())
+
+    # ------------------------------------------------------------ queries
+
+    def taint_at(self, expr: ast.AST, statement: ast.AST) -> str | None:
+        """The source of ``expr`` as evaluated just before ``statement`` (None: nothing from outside)."""
+        state = self.before.get(statement)
+        return self.eval(expr, state) if state is not None else None
+
+    # --------------------------------------------------------- statements
+
+    def _block(self, statements: list[ast.stmt], state: State) -> State:
+        for statement in statements:
+            state = self._statement(statement, state)
+        return state
+
+    def _statement(self, node: ast.stmt, state: State) -> State:  # noqa: C901 - one branch per statement kind
+        self.before[node] = state.copy()
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                self._assign(target, node.value, state)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            self._assign(node.target, node.value, state)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            name = node.target.id
+            state.taint[name] = state.taint.get(name) or self.eval(node.value, state)
+            state.consts.pop(name, None)
+        elif isinstance(node, ast.If):
+            test = self.const(node.test, state)
+            if test is not _UNKNOWN:
+                return self._block(node.body if test else node.orelse, state)
+            return self._block(node.body, state.copy()).merge(self._block(node.orelse, state.copy()))
+        elif isinstance(node, ast.For | ast.AsyncFor):
+            if isinstance(node.target, ast.Name):
+                state.taint[node.target.id] = self.eval(node.iter, state)
+                state.consts.pop(node.target.id, None)
+            body = self._block(node.body, state.copy())
+            return state.merge(body).merge(self._block(node.orelse, state.copy()))
+        elif isinstance(node, ast.While):
+            return state.merge(self._block(node.body, state.copy())).merge(self._block(node.orelse, state.copy()))
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                if isinstance(item.optional_vars, ast.Name):
+                    state.taint[item.optional_vars.id] = self.eval(item.context_expr, state)
+            return self._block(node.body, state)
+        elif isinstance(node, ast.Try):
+            after = self._block(node.body, state.copy())
+            for handler in node.handlers:
+                after = after.merge(self._block(handler.body, state.copy()))
+            after = after.merge(self._block(node.orelse, after.copy()))
+            return self._block(node.finalbody, after)
+        elif isinstance(node, ast.Match):
+            merged: State | None = None
+            for case in node.cases:
+                branch = self._block(case.body, state.copy())
+                merged = branch if merged is None else merged.merge(branch)
+            return merged or state
+        return state
+
+    def _assign(self, target: ast.expr, value: ast.expr, state: State) -> None:
+        taint = self.eval(value, state)
+        if isinstance(target, ast.Name):
+            state.taint[target.id] = taint
+            constant = self.const(value, state)
+            if constant is _UNKNOWN:
+                state.consts.pop(target.id, None)
+            else:
+                state.consts[target.id] = constant
+            if isinstance(value, ast.Dict):
+                state.entries[target.id] = {
+                    self.const(k, state): self.eval(v, state)
+                    for k, v in zip(value.keys, value.values, strict=True)
+                    if k
+                }
+            else:
+                state.entries.pop(target.id, None)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            key = self.const(target.slice, state)
+            name = target.value.id
+            if key is not _UNKNOWN and (name in state.entries or not state.taint.get(name)):
+                state.entries.setdefault(name, {})[key] = taint
+            else:
+                state.taint[name] = state.taint.get(name) or taint
+        elif isinstance(target, ast.Tuple | ast.List):
+            for element in target.elts:
+                self._assign(element, value, state)
+
+    # -------------------------------------------------------- expressions
+
+    def eval(self, node: ast.AST | None, state: State) -> str | None:  # noqa: C901 - one branch per node kind
+        """The source ``node``'s value carries, or None."""
+        if node is None or isinstance(node, ast.Constant):
+            return None
+        if isinstance(node, ast.Name):
+            if node.id in self.request_names:
+                return node.id
+            if node.id in {"input"}:
+                return None
+            return state.taint.get(node.id)
+        if isinstance(node, ast.Attribute):
+            if node.attr in REQUEST_FIELDS and isinstance(node.value, ast.Name) and node.value.id in self.request_names:
+                return f"{node.value.id}.{node.attr}"
+            return self.eval(node.value, state)
+        if isinstance(node, ast.Subscript):
+            if isinstance(node.value, ast.Name) and node.value.id in state.entries:
+                key = self.const(node.slice, state)
+                entries = state.entries[node.value.id]
+                if key is not _UNKNOWN:
+                    return entries.get(key)
+                return next((t for t in entries.values() if t), None) or state.taint.get(node.value.id)
+            return self.eval(node.value, state)
+        if isinstance(node, ast.IfExp):
+            test = self.const(node.test, state)
+            if test is not _UNKNOWN:
+                return self.eval(node.body if test else node.orelse, state)
+            return self.eval(node.body, state) or self.eval(node.orelse, state)
+        if isinstance(node, ast.Compare):
+            return None  # a truth value
+        if isinstance(node, ast.Call):
+            return self._call(node, state)
+        if isinstance(node, ast.Lambda):
+            return None
+        for child in ast.iter_child_nodes(node):
+            found = self.eval(child, state)
+            if found:
+                return found
+        return None
+
+    def _call(self, node: ast.Call, state: State) -> str | None:
+        name = call_name(node)
+        if name in SANITIZERS:
+            return None
+        if name in {"input", "sys.stdin.read", "sys.stdin.readline"}:
+            return "user input"
+        if name.rsplit(".", 1)[-1] in {"recv", "recvfrom", "recv_bytes"}:
+            return "the network"
+        receiver = self.eval(node.func.value, state) if isinstance(node.func, ast.Attribute) else None
+        if receiver:
+            return receiver
+        for argument in [*node.args, *(k.value for k in node.keywords)]:
+            found = self.eval(argument, state)
+            if found:
+                return found
+        return None
+
+    def const(self, node: ast.AST | None, state: State) -> Any:  # noqa: C901 - one branch per node kind
+        """The constant value of ``node`` when it is known, else ``_UNKNOWN``."""
+        if node is None:
+            return _UNKNOWN
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            return state.consts.get(node.id, _UNKNOWN)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.Not):
+            value = self.const(node.operand, state)
+            if value is _UNKNOWN:
+                return _UNKNOWN
+            return -value if isinstance(node.op, ast.USub) else not value
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+            left, right = self.const(node.left, state), self.const(node.right, state)
+            if left is _UNKNOWN or right is _UNKNOWN:
+                return _UNKNOWN
+            try:
+                if isinstance(node.op, ast.Pow) and isinstance(right, int) and right > 64:
+                    return _UNKNOWN
+                return _BINARY[type(node.op)](left, right)
+            except Exception:  # a fold that would raise is simply not known
+                return _UNKNOWN
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
+            left, right = self.const(node.left, state), self.const(node.comparators[0], state)
+            if left is _UNKNOWN or right is _UNKNOWN:
+                return _UNKNOWN
+            try:
+                return _COMPARE[type(node.ops[0])](left, right)
+            except TypeError:
+                return _UNKNOWN
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            value = self.const(node.value, state)
+            lower = self.const(node.slice.lower, state) if node.slice.lower else None
+            upper = self.const(node.slice.upper, state) if node.slice.upper else None
+            if isinstance(value, str) and lower is not _UNKNOWN and upper is not _UNKNOWN:
+                return value[lower:upper]
+        return _UNKNOWN
