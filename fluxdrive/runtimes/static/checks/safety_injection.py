@@ -39,6 +39,7 @@ from fluxdrive.runtimes.static.checks.base import (
     resolve,
     string_parts,
 )
+from fluxdrive.runtimes.static.checks.taint import Flow
 
 # --------------------------------------------------------------------------
 # Where a value comes from
@@ -74,6 +75,20 @@ def _outside_input(node: ast.expr, function: Function | None, values: dict[str, 
         if isinstance(sub, ast.Call) and call_name(sub) in {"input", "sys.stdin.read", "sys.stdin.readline"}:
             return "user input"
     return None
+
+
+def _proven_clean(module: PyModule, node: ast.AST, expr: ast.expr, flows: dict[ast.AST, Flow]) -> bool:
+    """Taint tracking shows ``expr`` (at ``node``) holds nothing from outside: no parameter, request or input.
+
+    Dead branches and constant dict entries are what it proves away (``bar = m["keyA"]`` after
+    ``m["keyB"] = param``); outside a function nothing is proven.
+    """
+    function = module.enclosing_function(node)
+    if function is None:
+        return False
+    flow = flows.get(function) or flows.setdefault(function, Flow(function))
+    statement = next((p for p in [node, *module.ancestors(node)] if isinstance(p, ast.stmt)), None)
+    return statement is not None and statement in flow.before and flow.taint_at(expr, statement) is None
 
 
 # --------------------------------------------------------------------------
@@ -127,9 +142,19 @@ def _how(node: ast.AST) -> str:
         """),
         'def count(cursor):\n    cursor.execute("SELECT count(*) FROM users")\n',
         'def log(logger, user_id):\n    logger.info(f"selected user {user_id} where needed")\n',
+        example("""
+            from flask import request
+
+            def lookup(cursor):
+                param = request.args.get("name")
+                num = 106
+                bar = "constant" if 7 * 18 + num > 200 else param
+                cursor.execute(f"SELECT * FROM users WHERE name = '{bar}'")
+        """),
     ],
 )
 def sql_injection(module: PyModule) -> Iterator[CheckHit]:
+    flows: dict[ast.AST, Flow] = {}
     for node in module.nodes:
         if not isinstance(node, ast.Call) or not node.args:
             continue
@@ -140,8 +165,11 @@ def sql_injection(module: PyModule) -> Iterator[CheckHit]:
         query = node.args[0]
         if isinstance(query, ast.Call) and call_name(query).endswith("text") and query.args:
             query = query.args[0]
+        built = query
         query = resolve(query, function)
         if not is_dynamic_string(query) or not SQL_WORDS.search(string_parts(query)):
+            continue
+        if _proven_clean(module, node, built, flows):
             continue
         yield CheckHit(
             line=node.lineno,
@@ -268,6 +296,7 @@ def _quoted(node: ast.expr) -> bool:
 )
 def command_injection(module: PyModule) -> Iterator[CheckHit]:
     imports, values = import_map(module.tree), module_assignments(module.tree)
+    flows: dict[ast.AST, Flow] = {}
     for node in module_calls(module):
         label = _shell_label(node, qualified_name(node, imports))
         command = first_arg(node, "args", "cmd", "command") if label else None
@@ -276,7 +305,7 @@ def command_injection(module: PyModule) -> Iterator[CheckHit]:
         built = resolve_value(command, module.enclosing_function(node), values)
         if isinstance(built, ast.List | ast.Tuple):  # with a shell only the first item is run
             built = built.elts[0] if built.elts else ast.Constant("")
-        if _quoted(built):
+        if _quoted(built) or _proven_clean(module, node, command, flows):
             continue
         source = from_request(built)
         strong = is_dynamic_string(built) or source is not None
@@ -360,11 +389,31 @@ def _runs_code(function: ast.AST | None) -> bool:
                 return re.compile(word)
         """),
         "def evaluate(model, data):\n    model.eval()\n    return model(data)\n",
+        example("""
+            from flask import request
+
+            def echo():
+                bar = request.cookies.get("expr", "")
+                if not bar.startswith("'") or not bar.endswith("'") or "'" in bar[1:-1]:
+                    return "Eval argument must be a plain string literal."
+                return eval(bar)
+        """),
+        example("""
+            from flask import request
+
+            def pick():
+                values = {}
+                values["keyA"] = "'a-Value'"
+                values["keyB"] = request.args.get("x")
+                bar = values["keyA"]
+                return eval(bar)
+        """),
     ],
 )
 def eval_exec(module: PyModule) -> Iterator[CheckHit]:
     shadowed = {f.name for f in function_defs(module.nodes)}
     values = module_assignments(module.tree)
+    flows: dict[ast.AST, Flow] = {}
     for node in module_calls(module):
         name = call_name(node)
         if name not in EVAL_NAMES or name_tail(name) in shadowed or not node.args:
@@ -378,7 +427,7 @@ def eval_exec(module: PyModule) -> Iterator[CheckHit]:
         compiled = resolve_value(code, function, values)
         if isinstance(compiled, ast.Call) and call_name(compiled) == "compile" and compiled.args:
             code = compiled.args[0]  # exec(compile(src, ...)): judge the source text
-        if _constant_code(resolve_value(code, function, values)):
+        if _constant_code(resolve_value(code, function, values)) or _proven_clean(module, node, code, flows):
             continue
         origin = _outside_input(code, function, values)
         yield CheckHit(
@@ -524,11 +573,14 @@ def _deserializer(node: ast.Call, qualified: str) -> tuple[CheckSeverity, str] |
 )
 def unsafe_deserialization(module: PyModule) -> Iterator[CheckHit]:
     imports, values = import_map(module.tree), module_assignments(module.tree)
+    flows: dict[ast.AST, Flow] = {}
     for node in module_calls(module):
         kind = _deserializer(node, qualified_name(node, imports))
         data = first_arg(node, *DATA_KEYWORDS) if kind else None
         function = module.enclosing_function(node) if data is not None else None
         if kind is None or data is None or is_constant(resolve_value(data, function, values)):
+            continue
+        if _proven_clean(module, node, data, flows) and not _local_file(data, function, values):
             continue
         local = _local_file(data, function, values)
         outside = kind[0] == "P0" and _outside_input(data, function, values) is not None

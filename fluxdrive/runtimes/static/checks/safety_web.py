@@ -292,7 +292,7 @@ def trust_boundary(module: PyModule) -> Iterator[CheckHit]:
         function = module.enclosing_function(node) if targets else None
         if function is None:
             continue
-        flow = flows.get(function) or flows.setdefault(function, Flow(function))
+        flow = flows.get(function) or flows.setdefault(function, Flow(function, parameters=False))
         for target in targets:
             source = flow.taint_at(target.slice, node) or flow.taint_at(node.value, node)
             if source is None:

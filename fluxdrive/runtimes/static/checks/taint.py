@@ -38,6 +38,7 @@ REQUEST_FIELDS = frozenset(
 )  # fmt: skip
 SANITIZERS = frozenset({"int", "float", "bool", "len", "abs", "round", "hash", "id", "isinstance", "callable"})
 _UNKNOWN = object()
+_MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "extendleft", "put"})
 _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod, ast.Pow: operator.pow,
@@ -73,11 +74,23 @@ class State:
 class Flow:
     """The taint of one function's values, statement by statement."""
 
-    def __init__(self, function: Function, *, request_names: frozenset[str] = frozenset({"request", "req"})) -> None:
+    def __init__(
+        self,
+        function: Function,
+        *,
+        parameters: bool = True,
+        request_names: frozenset[str] = frozenset({"request", "req"}),
+    ) -> None:
         self.function = function
         self.request_names = request_names
         self.before: dict[ast.AST, State] = {}
-        self._block(function.body, State())
+        start = State()
+        if parameters:  # a caller, or a route (`/user/<name>`), chooses them
+            arguments = function.args
+            for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
+                if arg.arg not in {"self", "cls"}:
+                    start.taint[arg.arg] = f"parameter `{arg.arg}`"
+        self._block(function.body, start)
 
     # ------------------------------------------------------------ queries
 
@@ -100,6 +113,8 @@ class Flow:
                 self._assign(target, node.value, state)
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
             self._assign(node.target, node.value, state)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            self._mutation(node.value, state)
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             name = node.target.id
             state.taint[name] = state.taint.get(name) or self.eval(node.value, state)
@@ -108,7 +123,14 @@ class Flow:
             test = self.const(node.test, state)
             if test is not _UNKNOWN:
                 return self._block(node.body if test else node.orelse, state)
-            return self._block(node.body, state.copy()).merge(self._block(node.orelse, state.copy()))
+            body, orelse = self._block(node.body, state.copy()), self._block(node.orelse, state.copy())
+            if _terminates(node.body) and not _terminates(node.orelse):  # a guard: only the other path goes on
+                for name in _validated(node.test):
+                    orelse.taint[name] = None
+                return orelse
+            if _terminates(node.orelse) and not _terminates(node.body):
+                return body
+            return body.merge(orelse)
         elif isinstance(node, ast.For | ast.AsyncFor):
             if isinstance(node.target, ast.Name):
                 state.taint[node.target.id] = self.eval(node.iter, state)
@@ -135,6 +157,18 @@ class Flow:
                 merged = branch if merged is None else merged.merge(branch)
             return merged or state
         return state
+
+    def _mutation(self, call: ast.Call, state: State) -> None:
+        """``items.append(param)``: a container that takes in a tainted value is tainted."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in _MUTATORS):
+            return
+        name = func.value.id
+        found = next((t for a in [*call.args, *(k.value for k in call.keywords)] if (t := self.eval(a, state))), None)
+        if found:
+            state.taint[name] = state.taint.get(name) or found
+            state.entries.pop(name, None)
+            state.consts.pop(name, None)
 
     def _assign(self, target: ast.expr, value: ast.expr, state: State) -> None:
         taint = self.eval(value, state)
@@ -260,3 +294,45 @@ class Flow:
             if isinstance(value, str) and lower is not _UNKNOWN and upper is not _UNKNOWN:
                 return value[lower:upper]
         return _UNKNOWN
+
+
+def _terminates(block: list[ast.stmt]) -> bool:
+    """The block leaves the function: it ends in return or raise (after ``break`` the state still flows on)."""
+    return bool(block) and isinstance(block[-1], ast.Return | ast.Raise)
+
+
+_VALIDATORS = frozenset({"isdigit", "isdecimal", "isnumeric", "isalnum", "isalpha", "isidentifier"})
+
+
+def _validated(test: ast.expr) -> set[str]:
+    """Names that pass validation when ``if test: return`` falls through (the test is false).
+
+    ``not x.isdigit()``, ``x not in ALLOWED``, ``not re.fullmatch(p, x)``, and
+    the quoted-literal guard ``not x.startswith("'") or not x.endswith("'")``.
+    """
+    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
+    names: set[str] = set()
+    quoted: dict[str, set[str]] = {}
+    for part in parts:
+        if isinstance(part, ast.Compare) and len(part.ops) == 1 and isinstance(part.ops[0], ast.NotIn):
+            if isinstance(part.left, ast.Name):
+                names.add(part.left.id)
+            continue
+        if not (isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.Not) and isinstance(part.operand, ast.Call)):
+            continue
+        call = part.operand
+        if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name):
+            subject, method = call.func.value.id, call.func.attr
+            if method in _VALIDATORS:
+                names.add(subject)
+            elif method in {"startswith", "endswith"}:
+                quoted.setdefault(subject, set()).add(method)
+        elif call_name(call) in {"re.fullmatch", "re.match", "fullmatch"} and _second_name(call):
+            names.add(_second_name(call))
+    names |= {name for name, methods in quoted.items() if methods == {"startswith", "endswith"}}
+    return names
+
+
+def _second_name(call: ast.Call) -> str:
+    """The name passed as a call's second argument ("" when it is not a plain name)."""
+    return call.args[1].id if len(call.args) > 1 and isinstance(call.args[1], ast.Name) else ""
