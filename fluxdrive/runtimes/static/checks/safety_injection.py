@@ -202,14 +202,48 @@ SHELL_OPTIONAL = {"Popen", "run", "call", "check_call", "check_output"}
 SHELL_QUOTERS = {"shlex.quote", "pipes.quote", "quote", "shlex.join"}
 
 
-def _shell_label(node: ast.Call, qualified: str) -> str | None:
+SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "cmd", "cmd.exe", "powershell", "powershell.exe", "pwsh"}
+SHELL_FLAGS = {"-c", "/c", "/C", "-Command", "-command"}
+
+
+def _shell_label(node: ast.Call, qualified: str, function: Function | None = None) -> str | None:
     """How the call runs a shell (``os.system(…)``), or None when it does not."""
     if qualified in SHELL_ALWAYS:
         return f"{call_name(node)}(…)"
     subprocess_like = qualified.startswith("subprocess.") or "." not in qualified
-    if subprocess_like and name_tail(qualified) in SHELL_OPTIONAL and is_literal(keyword(node, "shell"), True):
-        return f"{call_name(node)}(…, shell=True)"
+    if subprocess_like and name_tail(qualified) in SHELL_OPTIONAL:
+        if is_literal(keyword(node, "shell"), True):
+            return f"{call_name(node)}(…, shell=True)"
+        argv = first_arg(node, "args")
+        words = _argv_words(argv, function) if argv is not None else set()
+        shell = next((w for w in sorted(words) if w.rsplit("/", 1)[-1] in SHELLS), None)
+        if shell and words & SHELL_FLAGS:
+            return f"{call_name(node)}([{shell!r}, '-c', …])"
     return None
+
+
+def _argv_words(argv: ast.expr, function: Function | None) -> set[str]:
+    """The constant strings of an argument list: a literal list, or a local list filled with .append()."""
+    if isinstance(argv, ast.List | ast.Tuple):
+        return {e.value for e in argv.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    if not (isinstance(argv, ast.Name) and function is not None):
+        return set()
+    words: set[str] = set()
+    for node in ast.walk(function):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in {"append", "extend", "insert"}
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == argv.id
+        ):
+            for arg in node.args:
+                words |= _argv_words(arg, None) if isinstance(arg, ast.List | ast.Tuple) else set()
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    words.add(arg.value)
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == argv.id for t in node.targets):
+            words |= _argv_words(node.value, None)
+    return words
 
 
 def _quoted(node: ast.expr) -> bool:
@@ -265,8 +299,26 @@ def _quoted(node: ast.expr) -> bool:
             def run_hook(hook_cmd):
                 return subprocess.check_output(hook_cmd, shell=True)
         """),
+        example("""
+            import subprocess
+            from flask import request
+
+            def echo():
+                argv = []
+                argv.append("sh")
+                argv.append("-c")
+                argv.append(f"echo {request.args['msg']}")
+                return subprocess.run(argv, capture_output=True).stdout
+        """),
     ],
     no_match=[
+        example("""
+            import subprocess
+            from flask import request
+
+            def echo():
+                return subprocess.run(["echo", request.args["msg"]], capture_output=True).stdout
+        """),
         example("""
             import subprocess
 
@@ -298,17 +350,19 @@ def command_injection(module: PyModule) -> Iterator[CheckHit]:
     imports, values = import_map(module.tree), module_assignments(module.tree)
     flows: dict[ast.AST, Flow] = {}
     for node in module_calls(module):
-        label = _shell_label(node, qualified_name(node, imports))
+        function = module.enclosing_function(node)
+        label = _shell_label(node, qualified_name(node, imports), function)
         command = first_arg(node, "args", "cmd", "command") if label else None
         if label is None or command is None:
             continue
-        built = resolve_value(command, module.enclosing_function(node), values)
-        if isinstance(built, ast.List | ast.Tuple):  # with a shell only the first item is run
+        built = resolve_value(command, function, values)
+        argv_shell = "', '-c'" in label
+        if isinstance(built, ast.List | ast.Tuple) and not argv_shell:  # with a shell only the first item is run
             built = built.elts[0] if built.elts else ast.Constant("")
-        if _quoted(built) or _proven_clean(module, node, command, flows):
+        if (not argv_shell and _quoted(built)) or _proven_clean(module, node, command, flows):
             continue
         source = from_request(built)
-        strong = is_dynamic_string(built) or source is not None
+        strong = is_dynamic_string(built) or source is not None or argv_shell
         call = label.replace("…", snippet(command, 30), 1)
         origin = f"built from {source or 'runtime data'}" if strong else f"from `{snippet(command)}`"
         yield CheckHit(
