@@ -51,6 +51,12 @@ def test_tainted(source: str) -> None:
         # numbers and truth values carry no text
         "def f():\n    sink(int(request.args['n']))\n",
         "def f():\n    sink(request.args['n'] == 'yes')\n",
+        # a guard that returns validates what follows: an allow-list on a parsed URL, inside try too
+        "def f():\n    bar = request.args['u']\n    try:\n        url = urlparse(bar)\n"
+        "        if url.netloc not in ['a.com'] or url.scheme != 'https':\n            return 'no'\n"
+        "    except ValueError:\n        return 'bad'\n    sink(bar)\n",
+        "def f():\n    bar = request.args['id']\n    if \"'\" in bar:\n        return 'no quotes'\n    sink(bar)\n",
+        "def f():\n    bar = request.args['n']\n    if not bar.isdigit():\n        return 'digits only'\n    sink(bar)\n",
         # reassigned before use
         "def f():\n    bar = request.args['x']\n    bar = 'safe!'\n    sink(bar)\n",
     ],

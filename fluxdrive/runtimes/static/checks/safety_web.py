@@ -19,6 +19,7 @@ from fluxdrive.runtimes.static.checks._common import (
     import_map,
     is_literal,
     qualified_name,
+    route_call,
     snippet,
 )
 from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, keyword, python_check
@@ -306,4 +307,242 @@ def trust_boundary(module: PyModule) -> Iterator[CheckHit]:
                 ),
                 fix="Validate the value against what the server expects (an id it looked up, an allow-list) "
                 "before storing it, or keep it out of the session.",
+            )
+
+
+# --------------------------------------------------------------------------
+# Injection into LDAP filters, XPath queries, redirects and HTML (CWE-90, 643, 601, 79)
+
+
+def _flows(
+    module: PyModule, cache: dict[tuple[ast.AST, tuple[str, ...]], Flow], node: ast.AST, cleaners: tuple[str, ...]
+) -> tuple[Flow, ast.AST] | None:
+    """The flow of the function holding ``node`` (cleaned by ``cleaners``) and the statement holding it."""
+    function = module.enclosing_function(node)
+    if function is None:
+        return None
+    key = (function, cleaners)
+    flow = cache.get(key) or cache.setdefault(key, Flow(function, parameters=False, cleaners=cleaners))
+    statement = _statement_of(module, node)
+    return (flow, statement) if statement in flow.before else None
+
+
+def _tainted(
+    module: PyModule,
+    cache: dict[tuple[ast.AST, tuple[str, ...]], Flow],
+    node: ast.AST,
+    value: ast.AST | None,
+    cleaners: tuple[str, ...] = (),
+) -> str | None:
+    found = _flows(module, cache, node, cleaners) if value is not None else None
+    return found[0].taint_at(value, found[1]) if found and value is not None else None
+
+
+_LDAP_SEARCH = {"search", "search_s", "search_st", "search_ext", "search_ext_s", "paged_search"}
+
+
+@python_check(
+    "py-ldap-injection",
+    tag="security",
+    severity="P1",
+    summary="an LDAP search filter is built from request data (no escape_filter_chars)",
+    match=[
+        example("""
+            from flask import request
+            def find(conn):
+                uid = request.form.get("uid")
+                conn.search("ou=users", f"(&(objectclass=person)(uid={uid}))")
+        """),
+    ],
+    no_match=[
+        example("""
+            from flask import request
+            from ldap3.utils.conv import escape_filter_chars
+            def find(conn):
+                uid = escape_filter_chars(request.form.get("uid"))
+                conn.search("ou=users", f"(&(objectclass=person)(uid={uid}))")
+        """),
+        example("""
+            def find(conn):
+                conn.search("ou=users", "(objectclass=person)")
+        """),
+    ],
+)
+def ldap_injection(module: PyModule) -> Iterator[CheckHit]:
+    cache: dict[tuple[ast.AST, tuple[str, ...]], Flow] = {}
+    for node in module.nodes:
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _LDAP_SEARCH):
+            continue
+        search = node.args[1] if len(node.args) > 1 else keyword(node, "search_filter") or keyword(node, "filterstr")
+        source = _tainted(module, cache, node, search, ("escape",))
+        if source:
+            yield CheckHit(
+                line=node.lineno,
+                title=f"LDAP filter built from {source} reaches {call_name(node)}() {module.where(node)}",
+                why="Characters such as `*`, `(`, `)` and `|` in the value rewrite the filter: an attacker lists "
+                "every entry or bypasses a login that searches for uid and password.",
+                fix="Escape every value with ldap3.utils.conv.escape_filter_chars (or ldap.filter.escape_filter_chars).",
+            )
+
+
+_XPATH_CALLS = {"XPath", "xpath", "XPathEvaluator", "evaluate", "find", "findall", "findtext", "iterfind", "select"}
+
+
+@python_check(
+    "py-xpath-injection",
+    tag="security",
+    severity="P1",
+    summary="an XPath expression is built from request data (use XPath variables instead)",
+    match=[
+        example("""
+            import lxml.etree
+            from flask import request
+            def employee(root):
+                query = f"/Employees/Employee[@emplid='{request.args['id']}']"
+                return lxml.etree.XPath(query)(root)
+        """),
+        example("""
+            from flask import request
+            def employee(tree):
+                return tree.xpath("//user[name='" + request.form["name"] + "']")
+        """),
+    ],
+    no_match=[
+        example("""
+            from flask import request
+            def employee(tree):
+                return tree.xpath("//user[name=$name]", name=request.form["name"])
+        """),
+        example("""
+            def employee(tree):
+                return tree.findall("./Employee")
+        """),
+    ],
+)
+def xpath_injection(module: PyModule) -> Iterator[CheckHit]:
+    cache: dict[tuple[ast.AST, tuple[str, ...]], Flow] = {}
+    for node in module.nodes:
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        name = call_name(node)
+        if name.rsplit(".", 1)[-1] not in _XPATH_CALLS or (name.rsplit(".", 1)[-1] == name and name != "XPath"):
+            continue
+        source = _tainted(module, cache, node, node.args[0])
+        if source and not (node.keywords and name.endswith("xpath")):
+            yield CheckHit(
+                line=node.lineno,
+                title=f"XPath built from {source} reaches {name}() {module.where(node)}",
+                why="A quote in the value ends the literal, and the rest becomes XPath: `' or '1'='1` returns "
+                "every node, other predicates read data the query was meant to hide.",
+                fix="Pass values as XPath variables (tree.xpath('//user[@id=$id]', id=value)) instead of formatting them in.",
+            )
+
+
+_REDIRECTS = {"redirect", "HttpResponseRedirect", "HttpResponsePermanentRedirect", "RedirectResponse"}
+
+
+@python_check(
+    "py-open-redirect",
+    tag="security",
+    severity="P1",
+    summary="a redirect goes to a URL taken from the request",
+    match=[
+        example("""
+            import flask
+            from flask import request
+            def back():
+                return flask.redirect(request.args.get("next"))
+        """),
+    ],
+    no_match=[
+        example("""
+            from flask import redirect, request, url_for
+            def back():
+                return redirect(url_for("home", tab=request.args.get("tab")))
+        """),
+        example("""
+            from flask import redirect
+            def home():
+                return redirect("/")
+        """),
+    ],
+)
+def open_redirect(module: PyModule) -> Iterator[CheckHit]:
+    cache: dict[tuple[ast.AST, tuple[str, ...]], Flow] = {}
+    for node in module.nodes:
+        if not isinstance(node, ast.Call) or call_name(node).rsplit(".", 1)[-1] not in _REDIRECTS:
+            continue
+        target = node.args[0] if node.args else keyword(node, "location") or keyword(node, "url")
+        source = _tainted(module, cache, node, target, ("url_for", "reverse"))
+        if source:
+            yield CheckHit(
+                line=node.lineno,
+                title=f"Redirect to a URL from {source} {module.where(node)}",
+                why="A link on this site can send the visitor anywhere: phishing pages borrow the site's name, "
+                "and OAuth-style flows leak tokens to the attacker's host.",
+                fix="Redirect only to relative paths or an allow-list of hosts (url_has_allowed_host_and_scheme), "
+                "or to url_for() of a named route.",
+            )
+
+
+_HTML_SINKS = {"make_response", "Markup", "render_template_string", "HTMLResponse", "HttpResponse"}
+
+
+@python_check(
+    "py-xss",
+    tag="security",
+    severity="P1",
+    summary="request data reaches an HTML response unescaped (returned by a view, Markup, make_response)",
+    match=[
+        example("""
+            from flask import request
+            def init(app):
+                @app.route("/hello", methods=["POST"])
+                def hello():
+                    name = request.form.get("name")
+                    return f"<p>Hello {name}</p>"
+        """),
+        example("""
+            from flask import make_response, request
+            def greet():
+                return make_response("Hello " + request.args["name"])
+        """),
+    ],
+    no_match=[
+        example("""
+            from flask import request
+            from markupsafe import escape
+            def init(app):
+                @app.route("/hello", methods=["POST"])
+                def hello():
+                    return f"<p>Hello {escape(request.form.get('name'))}</p>"
+        """),
+        example("""
+            from flask import jsonify, request
+            def init(app):
+                @app.route("/api/hello")
+                def hello():
+                    return jsonify(name=request.args.get("name"))
+        """),
+    ],
+)
+def xss(module: PyModule) -> Iterator[CheckHit]:
+    cache: dict[tuple[ast.AST, tuple[str, ...]], Flow] = {}
+    cleaners = ("escape", "jsonify", "json", "dumps", "render_template")
+    routes = {f for f in module.nodes if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and route_call(f)}
+    for node in module.nodes:
+        value: ast.AST | None = None
+        if isinstance(node, ast.Return) and module.enclosing_function(node) in routes:
+            value = node.value
+        elif isinstance(node, ast.Call) and call_name(node).rsplit(".", 1)[-1] in _HTML_SINKS and node.args:
+            value = node.args[0]
+        source = _tainted(module, cache, node, value, cleaners) if value is not None else None
+        if source and isinstance(node, ast.Return | ast.Call):
+            yield CheckHit(
+                line=node.lineno,
+                title=f"HTML response built from {source} without escaping {module.where(node)}",
+                why="The browser runs any <script> the value carries, in this site's origin: sessions, "
+                "tokens and every action the user can take are the attacker's.",
+                fix="Render through a template with autoescaping, or escape each value (markupsafe.escape); "
+                "never wrap request data in Markup().",
             )

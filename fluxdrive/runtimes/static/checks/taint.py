@@ -80,10 +80,13 @@ class Flow:
         *,
         parameters: bool = True,
         request_names: frozenset[str] = frozenset({"request", "req"}),
+        cleaners: tuple[str, ...] = (),
     ) -> None:
         self.function = function
         self.request_names = request_names
+        self.cleaners = cleaners  # words in a call's name that make its result clean for this sink (``escape``)
         self.before: dict[ast.AST, State] = {}
+        self.parsed_from: dict[str, str] = {}  # url -> bar for url = urlparse(bar)
         start = State()
         if parameters:  # a caller, or a route (`/user/<name>`), chooses them
             arguments = function.args
@@ -127,6 +130,8 @@ class Flow:
             if _terminates(node.body) and not _terminates(node.orelse):  # a guard: only the other path goes on
                 for name in _validated(node.test):
                     orelse.taint[name] = None
+                    if name in self.parsed_from:  # url = urlparse(bar): checking url checks bar
+                        orelse.taint[self.parsed_from[name]] = None
                 return orelse
             if _terminates(node.orelse) and not _terminates(node.body):
                 return body
@@ -147,7 +152,8 @@ class Flow:
         elif isinstance(node, ast.Try):
             after = self._block(node.body, state.copy())
             for handler in node.handlers:
-                after = after.merge(self._block(handler.body, state.copy()))
+                if not _terminates(handler.body):  # a handler that returns leaves nothing behind
+                    after = after.merge(self._block(handler.body, state.copy()))
             after = after.merge(self._block(node.orelse, after.copy()))
             return self._block(node.finalbody, after)
         elif isinstance(node, ast.Match):
@@ -172,6 +178,14 @@ class Flow:
 
     def _assign(self, target: ast.expr, value: ast.expr, state: State) -> None:
         taint = self.eval(value, state)
+        if (
+            isinstance(target, ast.Name)
+            and isinstance(value, ast.Call)
+            and call_name(value).rsplit(".", 1)[-1] in {"urlparse", "urlsplit"}
+            and value.args
+            and isinstance(value.args[0], ast.Name)
+        ):
+            self.parsed_from[target.id] = value.args[0].id
         if isinstance(target, ast.Name):
             state.taint[target.id] = taint
             constant = self.const(value, state)
@@ -241,7 +255,7 @@ class Flow:
 
     def _call(self, node: ast.Call, state: State) -> str | None:
         name = call_name(node)
-        if name in SANITIZERS:
+        if name in SANITIZERS or (self.cleaners and any(w in name.rsplit(".", 1)[-1] for w in self.cleaners)):
             return None
         if name in {"input", "sys.stdin.read", "sys.stdin.readline"}:
             return "user input"
@@ -314,9 +328,8 @@ def _validated(test: ast.expr) -> set[str]:
     names: set[str] = set()
     quoted: dict[str, set[str]] = {}
     for part in parts:
-        if isinstance(part, ast.Compare) and len(part.ops) == 1 and isinstance(part.ops[0], ast.NotIn):
-            if isinstance(part.left, ast.Name):
-                names.add(part.left.id)
+        if isinstance(part, ast.Compare) and len(part.ops) == 1:
+            names |= _compared(part)
             continue
         if not (isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.Not) and isinstance(part.operand, ast.Call)):
             continue
@@ -331,6 +344,17 @@ def _validated(test: ast.expr) -> set[str]:
             names.add(_second_name(call))
     names |= {name for name, methods in quoted.items() if methods == {"startswith", "endswith"}}
     return names
+
+
+def _compared(test: ast.Compare) -> set[str]:
+    """``x not in ALLOWED`` / ``url.netloc != "host"`` (x, url checked) / ``"'" in x`` (x holds no quote)."""
+    op, left, right = test.ops[0], test.left, test.comparators[0]
+    if isinstance(op, ast.NotIn | ast.NotEq):
+        base = left.value if isinstance(left, ast.Attribute) else left
+        return {base.id} if isinstance(base, ast.Name) else set()
+    if isinstance(op, ast.In) and isinstance(left, ast.Constant) and isinstance(left.value, str):
+        return {right.id} if isinstance(right, ast.Name) else set()
+    return set()
 
 
 def _second_name(call: ast.Call) -> str:
