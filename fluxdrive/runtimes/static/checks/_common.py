@@ -12,6 +12,7 @@ import ast
 import textwrap
 from collections.abc import Iterable, Iterator
 from typing import TypeAlias
+from weakref import WeakKeyDictionary
 
 from fluxdrive.runtimes.static.checks.base import PyModule, call_name, keyword, resolve
 
@@ -78,20 +79,6 @@ def str_value(node: ast.AST | None) -> str | None:
 # Imports and calls
 
 
-def import_map(tree: ast.Module) -> dict[str, str]:
-    """Local name -> dotted origin for every absolute import in the file."""
-    names: dict[str, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                head = alias.name.split(".")[0]
-                names[alias.asname or head] = alias.name if alias.asname else head
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for alias in node.names:
-                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-    return names
-
-
 def qualified_name(node: ast.Call, imports: dict[str, str]) -> str:
     """``call_name`` with its first part mapped through the file's imports."""
     name = call_name(node)
@@ -102,9 +89,9 @@ def qualified_name(node: ast.Call, imports: dict[str, str]) -> str:
 
 def module_calls(module: PyModule) -> Iterator[ast.Call]:
     """Every call in the module, from the shared node list."""
-    for node in module.nodes:
-        if isinstance(node, ast.Call):
-            yield node
+    for node in module.of_type(ast.Call):
+        assert isinstance(node, ast.Call)
+        yield node
 
 
 def first_arg(node: ast.Call, *names: str) -> ast.expr | None:
@@ -154,27 +141,54 @@ def param_defaults(function: Function) -> list[tuple[str, ast.expr]]:
     return pairs
 
 
-def own_nodes(function: Function) -> Iterator[ast.AST]:
-    """Nodes of a function in source order; nested defs are yielded but not entered."""
+# Several checks walk the same function; each walk is computed once per function node and
+# dropped with the tree (AST nodes hash by identity and accept weak references).
+_OWN: WeakKeyDictionary[ast.AST, list[ast.AST]] = WeakKeyDictionary()
+_BODY: WeakKeyDictionary[ast.AST, list[ast.AST]] = WeakKeyDictionary()
+_WALK: WeakKeyDictionary[ast.AST, list[ast.AST]] = WeakKeyDictionary()
+
+
+def own_nodes(function: Function) -> list[ast.AST]:
+    """Nodes of a function in source order; nested defs are listed but not entered."""
+    cached = _OWN.get(function)
+    if cached is not None:
+        return cached
+    found: list[ast.AST] = []
     stack = list(reversed(list(ast.iter_child_nodes(function))))
     while stack:
         node = stack.pop()
-        yield node
+        found.append(node)
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             stack.extend(reversed(list(ast.iter_child_nodes(node))))
+    _OWN[function] = found
+    return found
 
 
-def body_nodes(function: Function) -> Iterator[ast.AST]:
+def body_nodes(function: Function) -> list[ast.AST]:
     """Nodes of a function body (unordered), skipping nested functions and classes entirely."""
+    cached = _BODY.get(function)
+    if cached is not None:
+        return cached
+    found: list[ast.AST] = []
     stack: list[ast.AST] = list(function.body)
     while stack:
         node = stack.pop()
-        yield node
+        found.append(node)
         stack.extend(
             child
             for child in ast.iter_child_nodes(node)
             if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
         )
+    _BODY[function] = found
+    return found
+
+
+def walk_function(function: ast.AST) -> list[ast.AST]:
+    """``ast.walk(function)`` as a list, computed once per function node."""
+    cached = _WALK.get(function)
+    if cached is None:
+        cached = _WALK[function] = list(ast.walk(function))
+    return cached
 
 
 def _position(node: ast.AST) -> tuple[int, int]:

@@ -2,7 +2,10 @@
 
 A check is a function registered with :func:`python_check` (it receives a
 parsed :class:`PyModule`) or :func:`document_check` (a :class:`DocModule`),
-and yields :class:`CheckHit` values. The check's name is what agent
+and yields :class:`CheckHit` values. A Python check that looks at one kind of
+node declares it (``nodes=(ast.Call,)``) and receives ``(module, node)``: the
+runner walks each file once and hands every node to the checks that asked for
+its type (bandit's ``@checks("Call")``), so twenty checks cost one walk. The check's name is what agent
 definitions list in ``static.checks``; its hits are reported as rule
 ``fluxdrive:<name>``. Each check has a default severity and the
 tag of the agent area that owns it, following
@@ -18,9 +21,12 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, TypeAlias, TypeVar, cast
+
+T = TypeVar("T")
+Function: TypeAlias = ast.FunctionDef | ast.AsyncFunctionDef
 
 CheckSeverity = Literal["P0", "P1", "P2", "P3"]
 
@@ -54,6 +60,16 @@ class CheckSpec:
     function: Callable[..., Iterable[CheckHit]]
     match: tuple[str, ...]
     no_match: tuple[str, ...]
+    nodes: tuple[type[ast.AST], ...] = ()
+
+    def run(self, subject: object) -> Iterator[CheckHit]:
+        """Every hit on one module or document (a node check visits the nodes it declared)."""
+        if not self.nodes:
+            yield from self.function(subject)
+            return
+        assert isinstance(subject, PyModule)
+        for node in subject.of_type(*self.nodes):
+            yield from self.function(subject, node)
 
     @property
     def rule_id(self) -> str:
@@ -75,6 +91,7 @@ def _register(
     summary: str,
     match: Iterable[str],
     no_match: Iterable[str],
+    nodes: tuple[type[ast.AST], ...] = (),
 ) -> Decorator:
     examples = (tuple(match), tuple(no_match))
     if not examples[0] or not examples[1]:
@@ -83,7 +100,7 @@ def _register(
     def decorate(function: Callable[..., Iterable[CheckHit]]) -> Callable[..., Iterable[CheckHit]]:
         if name in _REGISTRY:
             raise ValueError(f"check {name!r} registered twice")
-        _REGISTRY[name] = CheckSpec(name, kind, tag, severity, summary, function, *examples)
+        _REGISTRY[name] = CheckSpec(name, kind, tag, severity, summary, function, *examples, nodes=nodes)
         return function
 
     return decorate
@@ -97,13 +114,15 @@ def python_check(
     summary: str,
     match: Iterable[str],
     no_match: Iterable[str],
+    nodes: tuple[type[ast.AST], ...] = (),
 ) -> Decorator:
     """Register a check over one parsed Python module, with its examples.
 
     ``match`` snippets must produce at least one hit and ``no_match`` none;
-    the test suite runs them all.
+    the test suite runs them all. With ``nodes``, the check is called once
+    per node of those types as ``function(module, node)``.
     """
-    return _register("python", name, tag, severity, summary, match, no_match)
+    return _register("python", name, tag, severity, summary, match, no_match, nodes)
 
 
 def document_check(
@@ -141,6 +160,9 @@ class PyModule:
     lines: list[str] = field(default_factory=list)
     _walks: dict[int, list[ast.AST]] = field(default_factory=dict, repr=False)
     _assignments: dict[int, dict[str, ast.expr]] = field(default_factory=dict, repr=False)
+    _memo: dict[Hashable, Any] = field(default_factory=dict, repr=False)
+    _parents: dict[ast.AST, ast.AST] = field(default_factory=dict, repr=False)
+    _functions: dict[ast.AST, Function] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if not self.lines:
@@ -148,17 +170,80 @@ class PyModule:
 
     @functools.cached_property
     def nodes(self) -> list[ast.AST]:
-        """Every node of the module, walked once and shared by all checks."""
-        return list(ast.walk(self.tree))
+        """Every node of the module in ``ast.walk`` order, walked once and shared by all checks.
+
+        The same pass records each node's parent and enclosing function, which checks
+        otherwise recompute by walking again.
+        """
+        nodes: list[ast.AST] = [self.tree]
+        parents: dict[ast.AST, ast.AST] = {}
+        owner: dict[ast.AST, Function] = {}
+        append = nodes.append
+        for node in nodes:  # breadth first, like ast.walk: the list grows as it is read
+            function = node if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) else owner.get(node)
+            for name in node._fields:
+                value = getattr(node, name, None)
+                children = value if value.__class__ is list else (value,)
+                for child in children:
+                    if isinstance(child, ast.AST):
+                        append(child)
+                        parents[child] = node
+                        if function is not None:
+                            owner[child] = function
+        self._parents, self._functions = parents, owner
+        return nodes
+
+    def memo(self, key: Hashable, make: Callable[[], T]) -> T:
+        """``make()`` computed once per module under ``key``: state node checks share across nodes
+        (a function's taint flow, a file's route handlers) lives here, not in the checks."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        return cast("T", self._memo[key])
 
     @functools.cached_property
+    def by_type(self) -> dict[type[ast.AST], list[ast.AST]]:
+        """The nodes of each type, in walk order (the dispatch table of node checks)."""
+        index: dict[type[ast.AST], list[ast.AST]] = {}
+        for node in self.nodes:
+            index.setdefault(type(node), []).append(node)
+        return index
+
+    def of_type(self, *types: type[ast.AST]) -> list[ast.AST]:
+        """The nodes of the given (concrete) types, in walk order."""
+        if len(types) == 1:
+            return self.by_type.get(types[0], [])
+        wanted = set(types)
+        return self.memo(("of_type", types), lambda: [node for node in self.nodes if type(node) in wanted])
+
+    @functools.cached_property
+    def function_defs(self) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+        """Every (async) function definition, nested ones included, in walk order."""
+        kinds = (ast.FunctionDef, ast.AsyncFunctionDef)
+        return [n for n in self.of_type(*kinds) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+
+    @functools.cached_property
+    def imports(self) -> dict[str, str]:
+        """:func:`import_map` of the module, computed once for every check."""
+        return import_map(self.of_type(ast.Import, ast.ImportFrom))
+
+    @functools.cached_property
+    def constants(self) -> dict[str, ast.expr]:
+        """:func:`module_assignments` of the module (its top-level constants), computed once."""
+        return module_assignments(self.tree)
+
+    @property
     def parents(self) -> dict[ast.AST, ast.AST]:
         """Child -> parent for every node."""
-        mapping: dict[ast.AST, ast.AST] = {}
-        for node in self.nodes:
-            for child in ast.iter_child_nodes(node):
-                mapping[child] = node
-        return mapping
+        if "nodes" not in self.__dict__:
+            _ = self.nodes  # the walk fills the map
+        return self._parents
+
+    @property
+    def functions(self) -> dict[ast.AST, Function]:
+        """Node -> nearest enclosing function, for every node inside one."""
+        if "nodes" not in self.__dict__:
+            _ = self.nodes  # the walk fills the map
+        return self._functions
 
     def walk(self, node: ast.AST) -> list[ast.AST]:
         """``ast.walk(node)`` as a list, cached for functions and classes (walked repeatedly)."""
@@ -185,10 +270,7 @@ class PyModule:
 
     def enclosing_function(self, node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         """The nearest function containing ``node``."""
-        for parent in self.ancestors(node):
-            if isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef):
-                return parent
-        return None
+        return self.functions.get(node)
 
     def where(self, node: ast.AST) -> str:
         """``in get_user()`` / ``in Cart.total()`` / ``at module level``."""
@@ -225,6 +307,20 @@ class PyModule:
     def line_text(self, line: int) -> str:
         """The stripped source text of a 1-based line."""
         return self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
+
+
+def import_map(tree: ast.Module | Iterable[ast.AST]) -> dict[str, str]:
+    """Local name -> dotted origin for every absolute import in the file (or among the nodes given)."""
+    names: dict[str, str] = {}
+    for node in ast.walk(tree) if isinstance(tree, ast.AST) else tree:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                head = alias.name.split(".")[0]
+                names[alias.asname or head] = alias.name if alias.asname else head
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return names
 
 
 def call_name(node: ast.AST) -> str:

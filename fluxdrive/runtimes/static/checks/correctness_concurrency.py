@@ -21,6 +21,7 @@ from fluxdrive.runtimes.static.checks._common import (
     name_tail,
     own_nodes,
     snippet,
+    walk_function,
     where_def,
 )
 from fluxdrive.runtimes.static.checks.base import (
@@ -96,7 +97,7 @@ def _thread_start(module: PyModule, call: ast.Call) -> tuple[ast.expr, bool] | N
 def _thread_targets(module: PyModule) -> dict[int, tuple[Function, str, bool]]:
     """id(def) -> (def, how it is started, whether several threads run it)."""
     found: dict[int, tuple[Function, str, bool]] = {}
-    for call in module.nodes:
+    for call in module.of_type(ast.Call):
         if not isinstance(call, ast.Call):
             continue
         start = _thread_start(module, call)
@@ -357,7 +358,7 @@ def _coroutine_names(module: PyModule) -> tuple[set[str], dict[int, set[str]]]:
     top = {f.name for f in module.tree.body if isinstance(f, ast.AsyncFunctionDef)}
     top -= {f.name for f in module.tree.body if isinstance(f, ast.FunctionDef)}
     methods: dict[int, set[str]] = {}
-    for cls in module.nodes:
+    for cls in module.of_type(ast.ClassDef):
         if isinstance(cls, ast.ClassDef):
             methods[id(cls)] = {f.name for f in cls.body if isinstance(f, ast.AsyncFunctionDef)}
     return top, methods
@@ -365,7 +366,7 @@ def _coroutine_names(module: PyModule) -> tuple[set[str], dict[int, set[str]]]:
 
 def _aiohttp_sessions(function: Function) -> set[str]:
     names: set[str] = set()
-    for node in ast.walk(function):
+    for node in walk_function(function):
         items = node.items if isinstance(node, ast.AsyncWith | ast.With) else []
         for item in items:
             if name_tail(call_name(item.context_expr)) == "ClientSession" and item.optional_vars:
@@ -486,7 +487,7 @@ def missing_await(module: PyModule) -> Iterator[CheckHit]:
     known = coroutines[0] or any(coroutines[1].values())
     if not known and "asyncio" not in module.text and "ClientSession" not in module.text:
         return
-    for function in function_defs(module.nodes):
+    for function in module.function_defs:
         for call in _unawaited(module, function, coroutines):
             callee = call_name(call)
             yield CheckHit(

@@ -14,13 +14,12 @@ from fluxdrive.runtimes.static.checks._common import (
     Function,
     caught_names,
     example,
-    function_defs,
-    import_map,
     mentions_name,
     name_tail,
     own_nodes,
     qualified_name,
     snippet,
+    walk_function,
 )
 from fluxdrive.runtimes.static.checks.base import (
     CheckHit,
@@ -243,29 +242,27 @@ def _swallow_severity(
                 return 8080
         """),
     ],
+    nodes=(ast.Try, ast.TryStar),
 )
-def swallowed_exception(module: PyModule) -> Iterator[CheckHit]:
-    for node in module.nodes:
-        if not isinstance(node, ast.Try | ast.TryStar):
+def swallowed_exception(module: PyModule, node: ast.Try | ast.TryStar) -> Iterator[CheckHit]:
+    for handler in node.handlers:
+        action = _silent(handler.body)
+        severity = _swallow_severity(module, handler, node.body, action) if action else None
+        if severity is None:
             continue
-        for handler in node.handlers:
-            action = _silent(handler.body)
-            severity = _swallow_severity(module, handler, node.body, action) if action else None
-            if severity is None:
-                continue
-            caught = snippet(handler.type) if handler.type is not None else ""
-            clause = f"except{' ' + caught if caught else ''}: {action}"
-            yield CheckHit(
-                handler.lineno,
-                f"`{clause}` silently drops errors from {_attempted(node.body)} {module.where(handler)}",
-                "Every failure here disappears without a trace (for a broad clause that includes "
-                "bugs such as TypeError), so the code carries on with missing data and nobody "
-                "learns why.",
-                "Catch only the exceptions you expect and log the rest (logger.exception) or "
-                "re-raise; if ignoring is intended, use contextlib.suppress(TheError) with a "
-                "comment.",
-                severity=severity,
-            )
+        caught = snippet(handler.type) if handler.type is not None else ""
+        clause = f"except{' ' + caught if caught else ''}: {action}"
+        yield CheckHit(
+            handler.lineno,
+            f"`{clause}` silently drops errors from {_attempted(node.body)} {module.where(handler)}",
+            "Every failure here disappears without a trace (for a broad clause that includes "
+            "bugs such as TypeError), so the code carries on with missing data and nobody "
+            "learns why.",
+            "Catch only the exceptions you expect and log the rest (logger.exception) or "
+            "re-raise; if ignoring is intended, use contextlib.suppress(TheError) with a "
+            "comment.",
+            severity=severity,
+        )
 
 
 # --------------------------------------------------------------------------
@@ -333,7 +330,7 @@ def _leaked(module: PyModule, function: Function, name: str, with_closes: bool) 
     refs = [n for n in own_nodes(function) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
     nested = any(
         isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and mentions_name(n, name)
-        for n in ast.walk(function)
+        for n in walk_function(function)
         if n is not function
     )
     return not nested and not any(_handed_over(module, r, with_closes) for r in refs)
@@ -463,6 +460,6 @@ def _leak_hits(module: PyModule, function: Function, imports: dict[str, str]) ->
 def resource_leak(module: PyModule) -> Iterator[CheckHit]:
     if module.is_test_module():
         return
-    imports = import_map(module.tree)
-    for function in function_defs(module.nodes):
+    imports = module.imports
+    for function in module.function_defs:
         yield from _leak_hits(module, function, imports)

@@ -17,12 +17,12 @@ from fluxdrive.runtimes.static.checks._common import (
     dereference,
     example,
     first_use,
-    function_defs,
     mentions_name,
     name_tail,
     own_nodes,
     param_defaults,
     snippet,
+    walk_function,
     where_def,
 )
 from fluxdrive.runtimes.static.checks.base import (
@@ -76,7 +76,7 @@ def _always_a_row(function: Function | None) -> bool:
     """The function's SQL always yields a row (an aggregate, RETURNING, SELECT without FROM)."""
     if function is None:
         return False
-    texts = [n.value for n in ast.walk(function) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    texts = [n.value for n in walk_function(function) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
     return any(ALWAYS_A_ROW.search(t) and "group by" not in t.lower() for t in texts)
 
 
@@ -214,7 +214,7 @@ def _unchecked_uses(module: PyModule, function: Function) -> Iterator[tuple[ast.
 def unchecked_none(module: PyModule) -> Iterator[CheckHit]:
     if module.is_test_module():
         return
-    for function in function_defs(module.nodes):
+    for function in module.function_defs:
         for use, label, when in _unchecked_uses(module, function):
             yield CheckHit(
                 use.lineno,
@@ -289,7 +289,7 @@ def _use_of_param(module: PyModule, name: ast.Name) -> str | None:
 def _mutation(module: PyModule, function: Function, name: str) -> str | None:
     """How a function changes, returns or stores its parameter ``name`` (None if it does not)."""
     found: str | None = None
-    for node in ast.walk(function):
+    for node in walk_function(function):
         if not isinstance(node, ast.Name) or node.id != name:
             continue
         parent = module.parents.get(node)
@@ -342,7 +342,7 @@ def _mutation(module: PyModule, function: Function, name: str) -> str | None:
     ],
 )
 def mutable_default(module: PyModule) -> Iterator[CheckHit]:
-    for function in function_defs(module.nodes):
+    for function in module.function_defs:
         for name, default in param_defaults(function):
             memo = "cache" in name.lower() or "memo" in name.lower()  # deliberate memoization
             how = _mutation(module, function, name) if _mutable_default(default) else None

@@ -17,10 +17,10 @@ from fluxdrive.runtimes.static.checks._common import (
     Function,
     clip,
     example_lines,
-    function_defs,
     in_arithmetic,
     literal_exempt,
     numeric_literal,
+    walk_function,
 )
 from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, python_check
 
@@ -60,7 +60,7 @@ def game_module(module: PyModule) -> bool:
     tokens = re.split(r"[/_.\-]", module.path.lower())
     if any(t in _GAME_PATH or "game" in t or t.startswith("procgen") for t in tokens):
         return True
-    for node in module.nodes:
+    for node in module.of_type(ast.Import, ast.ImportFrom):
         if isinstance(node, ast.Import):
             roots = [a.name.split(".")[0] for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module:
@@ -92,7 +92,7 @@ def tuning_regions(module: PyModule) -> list[ast.AST]:
     """Per-frame functions and game loops whose literals are tuning values."""
     candidates = [
         n
-        for n in module.nodes
+        for n in module.of_type(ast.While, ast.FunctionDef, ast.AsyncFunctionDef)
         if isinstance(n, ast.While)
         or (isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name in _TUNING_FUNCTIONS)
     ]
@@ -180,10 +180,10 @@ def _one_cell(value: ast.expr) -> bool:
     ],
 )
 def frame_dependent_update(module: PyModule) -> Iterator[CheckHit]:
-    for function in function_defs(module.nodes):
+    for function in module.function_defs:
         if function.name not in _FRAME_FUNCTIONS or _mentions_dt(function):
             continue
-        for node in ast.walk(function):
+        for node in walk_function(function):
             if not isinstance(node, ast.AugAssign):
                 continue
             if not isinstance(node.op, ast.Add | ast.Sub | ast.Mult):
@@ -232,7 +232,7 @@ _NOT_GAMEPLAY |= {"code", "uuid", "id", "ids", "hash", "session", "csrf", "api"}
 def _random_names(module: PyModule) -> dict[str, str]:
     """Local name -> ``random.<fn>`` for ``from random import randint`` style imports."""
     names: dict[str, str] = {}
-    for node in module.nodes:
+    for node in module.of_type(ast.ImportFrom):
         if isinstance(node, ast.ImportFrom) and node.module == "random":
             for alias in node.names:
                 if alias.name in _RANDOM_FUNCTIONS:
@@ -241,7 +241,7 @@ def _random_names(module: PyModule) -> dict[str, str]:
 
 
 def _seeded(module: PyModule) -> bool:
-    for node in module.nodes:
+    for node in module.of_type(ast.Call):
         if not isinstance(node, ast.Call):
             continue
         name = call_name(node)
@@ -262,7 +262,7 @@ def _gameplay_function(name: str, game: bool) -> bool:
 def _global_random_calls(module: PyModule) -> list[tuple[ast.Call, str]]:
     imported = _random_names(module)
     found: list[tuple[ast.Call, str]] = []
-    for node in module.nodes:
+    for node in module.of_type(ast.Call):
         if isinstance(node, ast.Call):
             name = call_name(node)
             name = imported.get(name, name)

@@ -17,10 +17,10 @@ from fluxdrive.runtimes.static.checks._common import (
     Function,
     body_nodes,
     example_lines,
-    function_defs,
     receiver_parts,
     route_decorators,
     snippet_plain,
+    walk_function,
 )
 from fluxdrive.runtimes.static.checks.base import (
     CheckHit,
@@ -54,7 +54,7 @@ def _unbounded_sql(text: str) -> bool:
 
 
 def _sql_hits(module: PyModule) -> Iterator[tuple[ast.Call, str]]:
-    for node in module.nodes:
+    for node in module.of_type(ast.Call):
         if not isinstance(node, ast.Call) or not node.args:
             continue
         if not isinstance(node.func, ast.Attribute) or node.func.attr not in _READ_SINKS:
@@ -72,7 +72,9 @@ def _sql_hits(module: PyModule) -> Iterator[tuple[ast.Call, str]]:
 
 
 def _method_names(function: Function) -> set[str]:
-    return {n.func.attr for n in ast.walk(function) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
+    return {
+        n.func.attr for n in walk_function(function) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+    }
 
 
 def _is_route(function: Function) -> bool:
@@ -106,7 +108,7 @@ def _returned_calls(function: Function) -> Iterator[ast.Call]:
 
 
 def _route_hits(module: PyModule) -> Iterator[tuple[ast.Call, str]]:
-    for function in function_defs(module.nodes):
+    for function in module.function_defs:
         if not _is_route(function):
             continue
         for node in _returned_calls(function):
@@ -294,25 +296,23 @@ def _offloaded(node: ast.AST, module: PyModule) -> bool:
             "    await loop.run_in_executor(None, lambda: subprocess.run(['make', path]))",
         ),
     ],
+    nodes=(ast.Call,),
 )
-def blocking_in_async(module: PyModule) -> Iterator[CheckHit]:
-    for node in module.nodes:
-        if not isinstance(node, ast.Call):
-            continue
-        found = _blocking(node)
-        if found is None or not isinstance(module.enclosing_function(node), ast.AsyncFunctionDef):
-            continue
-        if found[1].startswith("use asyncio streams") and _nonblocking_sockets(module):
-            continue
-        if _offloaded(node, module):
-            continue
-        yield CheckHit(
-            line=node.lineno,
-            title=f"Blocking {found[0]}() inside async {module.where(node).removeprefix('in ')}",
-            why="The call blocks the event loop thread, so every other request and task on the "
-            "loop waits until it returns.",
-            fix=f"{found[1][0].upper()}{found[1][1:]}, or move it off the loop with await asyncio.to_thread(...).",
-        )
+def blocking_in_async(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
+    found = _blocking(node)
+    if found is None or not isinstance(module.enclosing_function(node), ast.AsyncFunctionDef):
+        return
+    if found[1].startswith("use asyncio streams") and _nonblocking_sockets(module):
+        return
+    if _offloaded(node, module):
+        return
+    yield CheckHit(
+        line=node.lineno,
+        title=f"Blocking {found[0]}() inside async {module.where(node).removeprefix('in ')}",
+        why="The call blocks the event loop thread, so every other request and task on the "
+        "loop waits until it returns.",
+        fix=f"{found[1][0].upper()}{found[1][1:]}, or move it off the loop with await asyncio.to_thread(...).",
+    )
 
 
 # --------------------------------------------------------------------------
@@ -421,28 +421,26 @@ def _wait_without_timeout(node: ast.Call, module: PyModule) -> tuple[str, str] |
             "    return future.result(timeout=5)",
         ),
     ],
+    nodes=(ast.Call,),
 )
-def wait_without_timeout(module: PyModule) -> Iterator[CheckHit]:
+def wait_without_timeout(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     if module.is_test_module():
         return
-    for node in module.nodes:
-        if not isinstance(node, ast.Call):
-            continue
-        http = _http_without_timeout(node)
-        if http is not None:
-            yield CheckHit(
-                line=node.lineno,
-                title=f"{http} {module.where(node)}",
-                why="If the server accepts the connection but never answers, the call blocks "
-                "forever and holds the worker that made it.",
-                fix="Pass timeout=(connect, read) seconds, e.g. timeout=(3, 10), and handle the timeout exception.",
-            )
-            continue
-        found = _wait_without_timeout(node, module)
-        if found is not None:
-            yield CheckHit(
-                line=node.lineno,
-                title=f"{found[0]} without a timeout {module.where(node)}",
-                why=f"It blocks forever if {found[1]}, and the caller hangs with no error to show why.",
-                fix="Pass a timeout (e.g. timeout=30) and handle the expiry: log, retry or fail loudly.",
-            )
+    http = _http_without_timeout(node)
+    if http is not None:
+        yield CheckHit(
+            line=node.lineno,
+            title=f"{http} {module.where(node)}",
+            why="If the server accepts the connection but never answers, the call blocks "
+            "forever and holds the worker that made it.",
+            fix="Pass timeout=(connect, read) seconds, e.g. timeout=(3, 10), and handle the timeout exception.",
+        )
+        return
+    found = _wait_without_timeout(node, module)
+    if found is not None:
+        yield CheckHit(
+            line=node.lineno,
+            title=f"{found[0]} without a timeout {module.where(node)}",
+            why=f"It blocks forever if {found[1]}, and the caller hangs with no error to show why.",
+            fix="Pass a timeout (e.g. timeout=30) and handle the expiry: log, retry or fail loudly.",
+        )

@@ -19,7 +19,6 @@ from fluxdrive.runtimes.static.checks._common import (
     Function,
     body_nodes,
     example_lines,
-    function_defs,
     receiver_parts,
     snippet_plain,
 )
@@ -166,39 +165,37 @@ def _builds_tasks(node: ast.Call, module: PyModule, function: Function | None) -
             "    return await asyncio.gather(*[client.get(u) for u in urls])",
         ),
     ],
+    nodes=(ast.Call,),
 )
-def query_in_loop(module: PyModule) -> Iterator[CheckHit]:
+def query_in_loop(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     if module.is_test_module():
         return
-    seen: set[tuple[int, str]] = set()
-    for node in module.nodes:
-        if not isinstance(node, ast.Call):
-            continue
-        loop = module.in_loop(node)
-        function = module.enclosing_function(node)
-        if loop is None or not _round_trip(node, function) or _builds_tasks(node, module, function):
-            continue
-        root = ".".join(receiver_parts(node.func)[:1])
-        if (id(loop), root) in seen:
-            continue
-        seen.add((id(loop), root))
-        name = call_name(node)
-        http = name in _HTTP_CALLS
-        yield CheckHit(
-            line=node.lineno,
-            title=f"N+1: {name}() runs {_describe_loop(loop)} {module.where(node)}",
-            why=(
-                f"Each pass makes one {'HTTP request' if http else 'database round trip'}, "
-                "so the time grows with the number of items and one slow call stalls the batch."
-            ),
-            fix=(
-                "Fetch everything in one call before the loop (a batch endpoint, concurrent "
-                "requests with a pooled client) and look results up in a dict."
-                if http
-                else "Load all rows in one query before the loop (WHERE id IN (...), a join, "
-                "select_related/prefetch_related or selectinload) and look them up in a dict."
-            ),
-        )
+    seen: set[tuple[int, str]] = module.memo("query-in-loop seen", set)
+    loop = module.in_loop(node)
+    function = module.enclosing_function(node)
+    if loop is None or not _round_trip(node, function) or _builds_tasks(node, module, function):
+        return
+    root = ".".join(receiver_parts(node.func)[:1])
+    if (id(loop), root) in seen:
+        return
+    seen.add((id(loop), root))
+    name = call_name(node)
+    http = name in _HTTP_CALLS
+    yield CheckHit(
+        line=node.lineno,
+        title=f"N+1: {name}() runs {_describe_loop(loop)} {module.where(node)}",
+        why=(
+            f"Each pass makes one {'HTTP request' if http else 'database round trip'}, "
+            "so the time grows with the number of items and one slow call stalls the batch."
+        ),
+        fix=(
+            "Fetch everything in one call before the loop (a batch endpoint, concurrent "
+            "requests with a pooled client) and look results up in a dict."
+            if http
+            else "Load all rows in one query before the loop (WHERE id IN (...), a join, "
+            "select_related/prefetch_related or selectinload) and look them up in a dict."
+        ),
+    )
 
 
 # --------------------------------------------------------------------------
@@ -282,33 +279,33 @@ def _polls(loop: ast.AST) -> bool:
             "            yield fh.read()",
         ),
     ],
+    nodes=(ast.Call,),
 )
-def regex_in_loop(module: PyModule) -> Iterator[CheckHit]:
-    for node in module.nodes:
-        if not isinstance(node, ast.Call) or not node.args:
-            continue
-        name = call_name(node)
-        if name not in {"re.compile", "regex.compile", "open"}:
-            continue
-        loop = module.in_loop(node)
-        if loop is None or not _invariant(node.args[0], loop):
-            continue
-        if name == "open":
-            if _polls(loop):
-                continue
-            yield CheckHit(
-                line=node.lineno,
-                title=f"open({snippet_plain(node.args[0])}) reopens the same file {_describe_loop(loop)} {module.where(node)}",
-                why="Every pass pays for opening, flushing and closing the file again.",
-                fix="Open the file once before the loop (with open(...) as fh: for ...: fh.write(...)).",
-            )
-            continue
+def regex_in_loop(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
+    if not node.args:
+        return
+    name = call_name(node)
+    if name not in {"re.compile", "regex.compile", "open"}:
+        return
+    loop = module.in_loop(node)
+    if loop is None or not _invariant(node.args[0], loop):
+        return
+    if name == "open":
+        if _polls(loop):
+            return
         yield CheckHit(
             line=node.lineno,
-            title=f"{name}({snippet_plain(node.args[0])}) recompiled {_describe_loop(loop)} {module.where(node)}",
-            why="The pattern does not change between passes, yet it is looked up or compiled again on each one.",
-            fix="Compile it once at module level (EMAIL_RE = re.compile(...)) and reuse it in the loop.",
+            title=f"open({snippet_plain(node.args[0])}) reopens the same file {_describe_loop(loop)} {module.where(node)}",
+            why="Every pass pays for opening, flushing and closing the file again.",
+            fix="Open the file once before the loop (with open(...) as fh: for ...: fh.write(...)).",
         )
+        return
+    yield CheckHit(
+        line=node.lineno,
+        title=f"{name}({snippet_plain(node.args[0])}) recompiled {_describe_loop(loop)} {module.where(node)}",
+        why="The pattern does not change between passes, yet it is looked up or compiled again on each one.",
+        fix="Compile it once at module level (EMAIL_RE = re.compile(...)) and reuse it in the loop.",
+    )
 
 
 # --------------------------------------------------------------------------
@@ -415,7 +412,7 @@ def _scans(node: ast.AST) -> tuple[str, str] | None:
     ],
 )
 def quadratic_membership(module: PyModule) -> Iterator[CheckHit]:
-    for function in function_defs(module.nodes):
+    for function in module.function_defs:
         lists = _growing_lists(function)
         if not lists:
             continue
@@ -522,7 +519,7 @@ def _concat(node: ast.AST) -> str | None:
     ],
 )
 def string_concat_in_loop(module: PyModule) -> Iterator[CheckHit]:
-    for function in function_defs(module.nodes):
+    for function in module.function_defs:
         inits = _string_inits(function)
         if not inits:
             continue

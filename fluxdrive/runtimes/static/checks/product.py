@@ -25,7 +25,7 @@ from fluxdrive.runtimes.static.checks.base import (
 def _imported_from(module: PyModule) -> dict[str, str]:
     """Local name -> library for ``import click`` / ``from typer import Option``."""
     names: dict[str, str] = {}
-    for node in module.nodes:
+    for node in module.of_type(ast.Import, ast.ImportFrom):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 root = alias.name.split(".")[0]
@@ -85,7 +85,7 @@ def _argparse_call(call: ast.Call, uses_argparse: bool) -> bool:
 
 def _option_hits(module: PyModule, imports: dict[str, str]) -> Iterator[tuple[ast.Call, str]]:
     uses_argparse = "argparse" in imports.values()
-    for node in module.nodes:
+    for node in module.of_type(ast.Call):
         if not isinstance(node, ast.Call) or not _lacks_help(node):
             continue
         name = qualified_name(node, imports)
@@ -122,7 +122,7 @@ def _command_label(function: Function, decorator: ast.expr) -> str:
 
 def _command_hits(module: PyModule, imports: dict[str, str]) -> Iterator[tuple[ast.AST, str]]:
     cli_module = any(origin.split(".")[0] in {"click", "typer"} for origin in imports.values())
-    for node in module.nodes:
+    for node in module.function_defs:
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         decorator = _command_decorator(node, cli_module)

@@ -246,7 +246,7 @@ def magic_number(module: PyModule) -> Iterator[CheckHit]:
         return
     owned_by_game = {id(expr) for expr, *_ in tuning_literals(module)}
     reported: set[tuple[int, float]] = set()
-    for node in module.nodes:
+    for node in module.of_type(ast.Constant):
         found = numeric_literal(node, module)
         if found is None or found[1] in _PLAIN or id(found[0]) in owned_by_game:
             continue

@@ -24,13 +24,40 @@ class RanCheck:
     hit: CheckHit
 
 
+def _failed(spec: CheckSpec, path: str, exc: Exception) -> str:
+    return f"check {spec.name} failed on {path}: {type(exc).__name__}: {exc}"
+
+
 def _run(specs: Iterable[CheckSpec], subject: object, notes: list[str], path: str) -> list[RanCheck]:
     out: list[RanCheck] = []
     for spec in specs:
         try:
-            out.extend(RanCheck(spec, hit) for hit in spec.function(subject))
+            out.extend(RanCheck(spec, hit) for hit in spec.run(subject))
         except Exception as exc:  # one broken check must not hide the others
-            notes.append(f"check {spec.name} failed on {path}: {type(exc).__name__}: {exc}")
+            notes.append(_failed(spec, path, exc))
+    return out
+
+
+def _dispatch(specs: Iterable[CheckSpec], module: PyModule, notes: list[str]) -> list[RanCheck]:
+    """One walk over the module: each node goes to the checks that declared its type.
+
+    A check that raises is noted once and sits out the rest of the file.
+    """
+    table: dict[type[ast.AST], list[CheckSpec]] = {}
+    for spec in specs:
+        for kind in spec.nodes:
+            table.setdefault(kind, []).append(spec)
+    out: list[RanCheck] = []
+    broken: set[str] = set()
+    for node in module.nodes:
+        for spec in table.get(type(node), ()):
+            if spec.name in broken:
+                continue
+            try:
+                out.extend(RanCheck(spec, hit) for hit in spec.function(module, node))
+            except Exception as exc:  # one broken check must not hide the others
+                broken.add(spec.name)
+                notes.append(_failed(spec, module.path, exc))
     return out
 
 
@@ -53,7 +80,9 @@ def run_python_checks(
                 f"{path}: not valid Python ({exc.msg if isinstance(exc, SyntaxError) else exc}); Python checks skipped"
             )
             return []
-    return _run(specs, PyModule(path, text, tree), notes, path)
+    module = PyModule(path, text, tree)
+    whole = [spec for spec in specs if not spec.nodes]
+    return _run(whole, module, notes, path) + _dispatch([s for s in specs if s.nodes], module, notes)
 
 
 def run_document_checks(

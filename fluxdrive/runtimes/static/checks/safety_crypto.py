@@ -14,7 +14,6 @@ from collections.abc import Iterator
 
 from fluxdrive.runtimes.static.checks._common import (
     example,
-    import_map,
     is_literal,
     name_tail,
     qualified_name,
@@ -27,7 +26,6 @@ from fluxdrive.runtimes.static.checks.base import (
     PyModule,
     call_name,
     keyword,
-    module_assignments,
     python_check,
 )
 
@@ -83,7 +81,7 @@ def _http_client(node: ast.expr, module: PyModule) -> bool:
     """``session`` / ``client`` / a name bound to requests.Session() or httpx.Client()."""
     if re.search(r"session|client|http", snippet(node).lower()):
         return True
-    value = resolve_value(node, module.enclosing_function(node), module_assignments(module.tree))
+    value = resolve_value(node, module.enclosing_function(node), module.constants)
     return isinstance(value, ast.Call) and name_tail(call_name(value)) in {"Session", "Client"}
 
 
@@ -183,13 +181,13 @@ def _tls_hit(node: ast.AST, module: PyModule, imports: dict[str, str]) -> CheckH
                 return form.validate(verify=False)
         """),
     ],
+    nodes=(ast.Attribute, ast.Assign, ast.Call),
 )
-def tls_verify_disabled(module: PyModule) -> Iterator[CheckHit]:
-    imports = import_map(module.tree)
-    for node in module.nodes:
-        hit = _tls_hit(node, module, imports)
-        if hit:
-            yield hit
+def tls_verify_disabled(module: PyModule, node: ast.Attribute | ast.Assign | ast.Call) -> Iterator[CheckHit]:
+    imports = module.imports
+    hit = _tls_hit(node, module, imports)
+    if hit:
+        yield hit
 
 
 # --------------------------------------------------------------------------
@@ -389,20 +387,20 @@ def _random_hit(module: PyModule, node: ast.Call, qualified: str, context: str) 
                 return hashlib.scrypt(password.encode(), salt=salt, n=2**14, r=8, p=1)
         """),
     ],
+    nodes=(ast.Attribute, ast.Call),
 )
-def weak_crypto(module: PyModule) -> Iterator[CheckHit]:
-    imports = import_map(module.tree)
-    for node in module.nodes:
-        hit = _cipher_hit(module, node)
-        if hit is None and isinstance(node, ast.Call):
-            qualified = qualified_name(node, imports)
-            if not qualified.startswith(("hashlib.", "random.")):
-                continue
-            if is_literal(keyword(node, "usedforsecurity"), False):
-                continue
-            function = module.enclosing_function(node)
-            context = f"{function.name if function else ''} {module.line_text(node.lineno)}"
-            hit = _hash_hit(module, node, qualified, context)
-            hit = hit or _random_hit(module, node, qualified, context)
-        if hit and not (hit.severity == "P3" and module.is_test_module()):
-            yield hit
+def weak_crypto(module: PyModule, node: ast.Attribute | ast.Call) -> Iterator[CheckHit]:
+    imports = module.imports
+    hit = _cipher_hit(module, node)
+    if hit is None and isinstance(node, ast.Call):
+        qualified = qualified_name(node, imports)
+        if not qualified.startswith(("hashlib.", "random.")):
+            return
+        if is_literal(keyword(node, "usedforsecurity"), False):
+            return
+        function = module.enclosing_function(node)
+        context = f"{function.name if function else ''} {module.line_text(node.lineno)}"
+        hit = _hash_hit(module, node, qualified, context)
+        hit = hit or _random_hit(module, node, qualified, context)
+    if hit and not (hit.severity == "P3" and module.is_test_module()):
+        yield hit

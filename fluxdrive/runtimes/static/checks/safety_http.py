@@ -14,7 +14,6 @@ from fluxdrive.runtimes.static.checks._common import (
     Function,
     caught_names,
     example,
-    function_defs,
     is_django_view,
     name_tail,
     param_defaults,
@@ -23,6 +22,7 @@ from fluxdrive.runtimes.static.checks._common import (
     route_path,
     snippet,
     str_value,
+    walk_function,
     where_def,
 )
 from fluxdrive.runtimes.static.checks.base import (
@@ -197,30 +197,28 @@ def _client_sinks(handler: ast.ExceptHandler, routed: bool) -> Iterator[ast.AST]
                     raise ValueError(str(e))
         """),
     ],
+    nodes=(ast.ExceptHandler,),
 )
-def error_leak(module: PyModule) -> Iterator[CheckHit]:
-    for handler in module.nodes:
-        if not isinstance(handler, ast.ExceptHandler):
+def error_leak(module: PyModule, handler: ast.ExceptHandler) -> Iterator[CheckHit]:
+    internal = bool(caught_names(handler) & (BROAD_EXCEPTIONS | INTERNAL_EXCEPTIONS))
+    seen: set[int] = set()
+    for sink in _client_sinks(handler, _is_handler(module.enclosing_function(handler))):
+        leak = _leak(sink, handler.name)
+        line = getattr(sink, "lineno", handler.lineno)
+        if leak is None or line in seen:
             continue
-        internal = bool(caught_names(handler) & (BROAD_EXCEPTIONS | INTERNAL_EXCEPTIONS))
-        seen: set[int] = set()
-        for sink in _client_sinks(handler, _is_handler(module.enclosing_function(handler))):
-            leak = _leak(sink, handler.name)
-            line = getattr(sink, "lineno", handler.lineno)
-            if leak is None or line in seen:
-                continue
-            server_error = (_status(sink) or 0) >= 500 or "traceback" in leak
-            if not internal and not server_error:
-                continue  # a validation message sent with a 4xx is meant for the client
-            seen.add(line)
-            yield CheckHit(
-                line,
-                f"Exception details ({leak}) sent to the client {module.where(sink)}",
-                "Exception text and tracebacks carry SQL, file paths, hostnames and library "
-                "versions that help an attacker map the system, and can include other users' data.",
-                "Log the exception server-side (logger.exception) and return a generic message "
-                "with an error id the user can quote.",
-            )
+        server_error = (_status(sink) or 0) >= 500 or "traceback" in leak
+        if not internal and not server_error:
+            continue  # a validation message sent with a 4xx is meant for the client
+        seen.add(line)
+        yield CheckHit(
+            line,
+            f"Exception details ({leak}) sent to the client {module.where(sink)}",
+            "Exception text and tracebacks carry SQL, file paths, hostnames and library "
+            "versions that help an attacker map the system, and can include other users' data.",
+            "Log the exception server-side (logger.exception) and return a generic message "
+            "with an error id the user can quote.",
+        )
 
 
 # --------------------------------------------------------------------------
@@ -310,7 +308,7 @@ def _auth_marker(function: Function, guarded: set[str]) -> str | None:
     dependency = _auth_dependency(function, route)
     if dependency:
         return dependency
-    for node in ast.walk(function):
+    for node in walk_function(function):
         named = isinstance(node, ast.Attribute | ast.Name)
         if named and AUTH_WORDS.search(snippet(node, 200).rsplit(".", 1)[-1]):
             return "a check in the body"
@@ -320,7 +318,7 @@ def _auth_marker(function: Function, guarded: set[str]) -> str | None:
 def _guarded_receivers(module: PyModule) -> set[str]:
     """Routers/blueprints that authenticate every request (router dependencies, before_request)."""
     guarded: set[str] = set()
-    for node in module.nodes:
+    for node in module.of_type(ast.Assign, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             dependencies = keyword(node.value, "dependencies")
             if dependencies is not None and AUTH_WORDS.search(snippet(dependencies, 300)):
@@ -341,7 +339,7 @@ def _public(text: str) -> bool:
 
 def _handlers(module: PyModule) -> list[Function]:
     found = []
-    for function in function_defs(module.nodes):
+    for function in module.function_defs:
         django = bool(function.decorator_list) and is_django_view(function)
         if route_call(function) is not None or (django and not module.enclosing_function(function)):
             found.append(function)

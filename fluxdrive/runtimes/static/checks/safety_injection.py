@@ -15,15 +15,13 @@ from fluxdrive.runtimes.static.checks._common import (
     example,
     first_arg,
     from_request,
-    function_defs,
-    import_map,
     is_literal,
-    module_calls,
     name_tail,
     positional_args,
     qualified_name,
     resolve_value,
     snippet,
+    walk_function,
 )
 from fluxdrive.runtimes.static.checks.base import (
     SQL_WORDS,
@@ -34,7 +32,6 @@ from fluxdrive.runtimes.static.checks.base import (
     is_constant,
     is_dynamic_string,
     keyword,
-    module_assignments,
     python_check,
     resolve,
     string_parts,
@@ -50,7 +47,7 @@ def _bound(node: ast.expr, function: Function | None, values: dict[str, ast.expr
     value = resolve_value(node, function, values)
     if value is not node or not isinstance(node, ast.Name) or function is None:
         return value
-    for sub in ast.walk(function):
+    for sub in walk_function(function):
         for item in sub.items if isinstance(sub, ast.With | ast.AsyncWith) else []:
             if isinstance(item.optional_vars, ast.Name) and item.optional_vars.id == node.id:
                 return item.context_expr
@@ -77,7 +74,7 @@ def _outside_input(node: ast.expr, function: Function | None, values: dict[str, 
     return None
 
 
-def _proven_clean(module: PyModule, node: ast.AST, expr: ast.expr, flows: dict[ast.AST, Flow]) -> bool:
+def _proven_clean(module: PyModule, node: ast.AST, expr: ast.expr) -> bool:
     """Taint tracking shows ``expr`` (at ``node``) holds nothing from outside: no parameter, request or input.
 
     Dead branches and constant dict entries are what it proves away (``bar = m["keyA"]`` after
@@ -86,7 +83,7 @@ def _proven_clean(module: PyModule, node: ast.AST, expr: ast.expr, flows: dict[a
     function = module.enclosing_function(node)
     if function is None:
         return False
-    flow = flows.get(function) or flows.setdefault(function, Flow(function))
+    flow = module.memo(("flow", function, "parameters"), lambda: Flow(function))
     statement = next((p for p in [node, *module.ancestors(node)] if isinstance(p, ast.stmt)), None)
     return statement is not None and statement in flow.before and flow.taint_at(expr, statement) is None
 
@@ -152,37 +149,36 @@ def _how(node: ast.AST) -> str:
                 cursor.execute(f"SELECT * FROM users WHERE name = '{bar}'")
         """),
     ],
+    nodes=(ast.Call,),
 )
-def sql_injection(module: PyModule) -> Iterator[CheckHit]:
-    flows: dict[ast.AST, Flow] = {}
-    for node in module.nodes:
-        if not isinstance(node, ast.Call) or not node.args:
-            continue
-        name = call_name(node)
-        if name.rsplit(".", 1)[-1] not in SQL_SINKS:
-            continue
-        function = module.enclosing_function(node)
-        query = node.args[0]
-        if isinstance(query, ast.Call) and call_name(query).endswith("text") and query.args:
-            query = query.args[0]
-        built = query
-        query = resolve(query, function)
-        if not is_dynamic_string(query) or not SQL_WORDS.search(string_parts(query)):
-            continue
-        if _proven_clean(module, node, built, flows):
-            continue
-        yield CheckHit(
-            line=node.lineno,
-            title=f"SQL built with {_how(query)} reaches {name}() {module.where(node)}",
-            why=(
-                "Values are pasted into the SQL text, so a crafted value can change the query: "
-                "read or delete other rows, or run other statements."
-            ),
-            fix=(
-                'Pass values as parameters (cursor.execute("... WHERE id = %s", (user_id,))) '
-                "or use the ORM's query builder; never format SQL."
-            ),
-        )
+def sql_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
+    if not node.args:
+        return
+    name = call_name(node)
+    if name.rsplit(".", 1)[-1] not in SQL_SINKS:
+        return
+    function = module.enclosing_function(node)
+    query = node.args[0]
+    if isinstance(query, ast.Call) and call_name(query).endswith("text") and query.args:
+        query = query.args[0]
+    built = query
+    query = resolve(query, function)
+    if not is_dynamic_string(query) or not SQL_WORDS.search(string_parts(query)):
+        return
+    if _proven_clean(module, node, built):
+        return
+    yield CheckHit(
+        line=node.lineno,
+        title=f"SQL built with {_how(query)} reaches {name}() {module.where(node)}",
+        why=(
+            "Values are pasted into the SQL text, so a crafted value can change the query: "
+            "read or delete other rows, or run other statements."
+        ),
+        fix=(
+            'Pass values as parameters (cursor.execute("... WHERE id = %s", (user_id,))) '
+            "or use the ORM's query builder; never format SQL."
+        ),
+    )
 
 
 # --------------------------------------------------------------------------
@@ -229,7 +225,7 @@ def _argv_words(argv: ast.expr, function: Function | None) -> set[str]:
     if not (isinstance(argv, ast.Name) and function is not None):
         return set()
     words: set[str] = set()
-    for node in ast.walk(function):
+    for node in walk_function(function):
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
@@ -345,40 +341,39 @@ def _quoted(node: ast.expr) -> bool:
                 return subprocess.check_output(STATUS, shell=True)
         """),
     ],
+    nodes=(ast.Call,),
 )
-def command_injection(module: PyModule) -> Iterator[CheckHit]:
-    imports, values = import_map(module.tree), module_assignments(module.tree)
-    flows: dict[ast.AST, Flow] = {}
-    for node in module_calls(module):
-        function = module.enclosing_function(node)
-        label = _shell_label(node, qualified_name(node, imports), function)
-        command = first_arg(node, "args", "cmd", "command") if label else None
-        if label is None or command is None:
-            continue
-        built = resolve_value(command, function, values)
-        argv_shell = "', '-c'" in label
-        if isinstance(built, ast.List | ast.Tuple) and not argv_shell:  # with a shell only the first item is run
-            built = built.elts[0] if built.elts else ast.Constant("")
-        if (not argv_shell and _quoted(built)) or _proven_clean(module, node, command, flows):
-            continue
-        source = from_request(built)
-        strong = is_dynamic_string(built) or source is not None or argv_shell
-        call = label.replace("…", snippet(command, 30), 1)
-        origin = f"built from {source or 'runtime data'}" if strong else f"from `{snippet(command)}`"
-        yield CheckHit(
-            line=node.lineno,
-            title=f"Command {origin} runs through a shell: {call} {module.where(node)}",
-            why=(
-                "The shell parses the whole string, so a value containing `;`, `&&`, `$(...)` "
-                "or backticks runs extra commands with this process's rights."
-                + ("" if strong else " Any caller that passes user-controlled text gets that.")
-            ),
-            fix=(
-                'Pass an argument list without a shell (subprocess.run(["ssh", host, ...])); '
-                "if a shell is unavoidable, wrap every runtime value in shlex.quote()."
-            ),
-            severity=None if strong else "P1",
-        )
+def command_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
+    imports, values = module.imports, module.constants
+    function = module.enclosing_function(node)
+    label = _shell_label(node, qualified_name(node, imports), function)
+    command = first_arg(node, "args", "cmd", "command") if label else None
+    if label is None or command is None:
+        return
+    built = resolve_value(command, function, values)
+    argv_shell = "', '-c'" in label
+    if isinstance(built, ast.List | ast.Tuple) and not argv_shell:  # with a shell only the first item is run
+        built = built.elts[0] if built.elts else ast.Constant("")
+    if (not argv_shell and _quoted(built)) or _proven_clean(module, node, command):
+        return
+    source = from_request(built)
+    strong = is_dynamic_string(built) or source is not None or argv_shell
+    call = label.replace("…", snippet(command, 30), 1)
+    origin = f"built from {source or 'runtime data'}" if strong else f"from `{snippet(command)}`"
+    yield CheckHit(
+        line=node.lineno,
+        title=f"Command {origin} runs through a shell: {call} {module.where(node)}",
+        why=(
+            "The shell parses the whole string, so a value containing `;`, `&&`, `$(...)` "
+            "or backticks runs extra commands with this process's rights."
+            + ("" if strong else " Any caller that passes user-controlled text gets that.")
+        ),
+        fix=(
+            'Pass an argument list without a shell (subprocess.run(["ssh", host, ...])); '
+            "if a shell is unavoidable, wrap every runtime value in shlex.quote()."
+        ),
+        severity=None if strong else "P1",
+    )
 
 
 # --------------------------------------------------------------------------
@@ -397,7 +392,7 @@ def _constant_code(node: ast.expr) -> bool:
 
 def _runs_code(function: ast.AST | None) -> bool:
     """The function also evals/execs (so its compile() is reported there, once)."""
-    calls = (call_name(n) for n in ast.walk(function) if isinstance(n, ast.Call)) if function else ()
+    calls = (call_name(n) for n in walk_function(function) if isinstance(n, ast.Call)) if function else ()
     return any(name_tail(c) in {"eval", "exec"} for c in calls)
 
 
@@ -463,44 +458,43 @@ def _runs_code(function: ast.AST | None) -> bool:
                 return eval(bar)
         """),
     ],
+    nodes=(ast.Call,),
 )
-def eval_exec(module: PyModule) -> Iterator[CheckHit]:
-    shadowed = {f.name for f in function_defs(module.nodes)}
-    values = module_assignments(module.tree)
-    flows: dict[ast.AST, Flow] = {}
-    for node in module_calls(module):
-        name = call_name(node)
-        if name not in EVAL_NAMES or name_tail(name) in shadowed or not node.args:
-            continue
-        function = module.enclosing_function(node)
-        code = node.args[0]
-        if isinstance(code, ast.Starred) or (
-            name_tail(name) == "compile" and _runs_code(function or module.parents.get(node))
-        ):
-            continue
-        compiled = resolve_value(code, function, values)
-        if isinstance(compiled, ast.Call) and call_name(compiled) == "compile" and compiled.args:
-            code = compiled.args[0]  # exec(compile(src, ...)): judge the source text
-        if _constant_code(resolve_value(code, function, values)) or _proven_clean(module, node, code, flows):
-            continue
-        origin = _outside_input(code, function, values)
-        yield CheckHit(
-            line=node.lineno,
-            title=(
-                f"{name_tail(name)}() runs code from `{snippet(code)}`"
-                f"{f' ({origin})' if origin and not origin.startswith(('param', 'a ')) else ''} "
-                f"{module.where(node)}"
-            ),
-            why=(
-                "Whatever text reaches this call runs as Python with the process's permissions; "
-                "an emptied __builtins__ does not sandbox it (object.__subclasses__() leads to os)."
-            ),
-            fix=(
-                "Parse data instead of running it: ast.literal_eval for literals, json.loads for "
-                "data, a dict of allowed operations for dispatch."
-            ),
-            severity=None if origin else "P1",
-        )
+def eval_exec(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
+    shadowed = module.memo("defined-functions", lambda: {f.name for f in module.function_defs})
+    values = module.constants
+    name = call_name(node)
+    if name not in EVAL_NAMES or name_tail(name) in shadowed or not node.args:
+        return
+    function = module.enclosing_function(node)
+    code = node.args[0]
+    if isinstance(code, ast.Starred) or (
+        name_tail(name) == "compile" and _runs_code(function or module.parents.get(node))
+    ):
+        return
+    compiled = resolve_value(code, function, values)
+    if isinstance(compiled, ast.Call) and call_name(compiled) == "compile" and compiled.args:
+        code = compiled.args[0]  # exec(compile(src, ...)): judge the source text
+    if _constant_code(resolve_value(code, function, values)) or _proven_clean(module, node, code):
+        return
+    origin = _outside_input(code, function, values)
+    yield CheckHit(
+        line=node.lineno,
+        title=(
+            f"{name_tail(name)}() runs code from `{snippet(code)}`"
+            f"{f' ({origin})' if origin and not origin.startswith(('param', 'a ')) else ''} "
+            f"{module.where(node)}"
+        ),
+        why=(
+            "Whatever text reaches this call runs as Python with the process's permissions; "
+            "an emptied __builtins__ does not sandbox it (object.__subclasses__() leads to os)."
+        ),
+        fix=(
+            "Parse data instead of running it: ast.literal_eval for literals, json.loads for "
+            "data, a dict of allowed operations for dispatch."
+        ),
+        severity=None if origin else "P1",
+    )
 
 
 # --------------------------------------------------------------------------
@@ -542,7 +536,7 @@ def _local_file(arg: ast.expr, function: Function | None, values: dict[str, ast.
         return True
     if not isinstance(arg, ast.Name) or function is None:
         return False
-    for node in ast.walk(function):
+    for node in walk_function(function):
         for item in node.items if isinstance(node, ast.With | ast.AsyncWith) else []:
             bound = item.optional_vars
             if isinstance(bound, ast.Name) and bound.id == arg.id:
@@ -624,40 +618,39 @@ def _deserializer(node: ast.Call, qualified: str) -> tuple[CheckSeverity, str] |
                 return pickle.dumps({"a": 1})
         """),
     ],
+    nodes=(ast.Call,),
 )
-def unsafe_deserialization(module: PyModule) -> Iterator[CheckHit]:
-    imports, values = import_map(module.tree), module_assignments(module.tree)
-    flows: dict[ast.AST, Flow] = {}
-    for node in module_calls(module):
-        kind = _deserializer(node, qualified_name(node, imports))
-        data = first_arg(node, *DATA_KEYWORDS) if kind else None
-        function = module.enclosing_function(node) if data is not None else None
-        if kind is None or data is None or is_constant(resolve_value(data, function, values)):
-            continue
-        if _proven_clean(module, node, data, flows) and not _local_file(data, function, values):
-            continue
-        local = _local_file(data, function, values)
-        outside = kind[0] == "P0" and _outside_input(data, function, values) is not None
-        yaml = kind[1] == "yaml"
-        yield CheckHit(
-            line=node.lineno,
-            title=(
-                f"{call_name(node)}() deserializes `{snippet(data)}`"
-                f"{' without SafeLoader' if yaml else ''} {module.where(node)}"
-            ),
-            why=(
-                "Non-safe YAML loaders build arbitrary Python objects from tags such as "
-                "!!python/object/apply, which runs code chosen by whoever wrote the document."
-                if yaml
-                else "These formats rebuild objects by calling whatever the data names "
-                "(__reduce__), so anyone who can supply or alter the bytes runs code here."
-            )
-            + (" The path is fixed: this matters if others can write that file." if local else ""),
-            fix=(
-                "Use yaml.safe_load() (or Loader=yaml.SafeLoader)."
-                if yaml
-                else "Use a data-only format (json, msgpack); if pickle is unavoidable, sign the "
-                "bytes with hmac and verify the signature before loading."
-            ),
-            severity="P2" if local else (kind[0] if outside or kind[0] != "P0" else "P1"),
+def unsafe_deserialization(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
+    imports, values = module.imports, module.constants
+    kind = _deserializer(node, qualified_name(node, imports))
+    data = first_arg(node, *DATA_KEYWORDS) if kind else None
+    function = module.enclosing_function(node) if data is not None else None
+    if kind is None or data is None or is_constant(resolve_value(data, function, values)):
+        return
+    if _proven_clean(module, node, data) and not _local_file(data, function, values):
+        return
+    local = _local_file(data, function, values)
+    outside = kind[0] == "P0" and _outside_input(data, function, values) is not None
+    yaml = kind[1] == "yaml"
+    yield CheckHit(
+        line=node.lineno,
+        title=(
+            f"{call_name(node)}() deserializes `{snippet(data)}`"
+            f"{' without SafeLoader' if yaml else ''} {module.where(node)}"
+        ),
+        why=(
+            "Non-safe YAML loaders build arbitrary Python objects from tags such as "
+            "!!python/object/apply, which runs code chosen by whoever wrote the document."
+            if yaml
+            else "These formats rebuild objects by calling whatever the data names "
+            "(__reduce__), so anyone who can supply or alter the bytes runs code here."
         )
+        + (" The path is fixed: this matters if others can write that file." if local else ""),
+        fix=(
+            "Use yaml.safe_load() (or Loader=yaml.SafeLoader)."
+            if yaml
+            else "Use a data-only format (json, msgpack); if pickle is unavoidable, sign the "
+            "bytes with hmac and verify the signature before loading."
+        ),
+        severity="P2" if local else (kind[0] if outside or kind[0] != "P0" else "P1"),
+    )

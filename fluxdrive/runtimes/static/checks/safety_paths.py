@@ -18,7 +18,6 @@ from fluxdrive.runtimes.static.checks._common import (
     example,
     first_arg,
     from_request,
-    function_defs,
     is_django_view,
     name_tail,
     param_defaults,
@@ -27,6 +26,7 @@ from fluxdrive.runtimes.static.checks._common import (
     route_call,
     route_path,
     snippet,
+    walk_function,
 )
 from fluxdrive.runtimes.static.checks.base import (
     CheckHit,
@@ -154,7 +154,7 @@ def _path_sink(node: ast.Call, function: Function) -> tuple[ast.expr, str] | Non
 
 
 def _sanitizes_paths(function: Function) -> bool:
-    tails = {name_tail(call_name(n)) for n in ast.walk(function) if isinstance(n, ast.Call)}
+    tails = {name_tail(call_name(n)) for n in walk_function(function) if isinstance(n, ast.Call)}
     if tails & PATH_SANITIZERS:
         return True
     return "startswith" in tails and bool(tails & {"realpath", "abspath", "resolve"})
@@ -223,8 +223,8 @@ def _sanitizes_paths(function: Function) -> bool:
     ],
 )
 def path_traversal(module: PyModule) -> Iterator[CheckHit]:
-    for function in function_defs(module.nodes):
-        sinks = [(n, s) for n in ast.walk(function) if isinstance(n, ast.Call) and (s := _path_sink(n, function))]
+    for function in module.function_defs:
+        sinks = [(n, s) for n in walk_function(function) if isinstance(n, ast.Call) and (s := _path_sink(n, function))]
         if not sinks or _sanitizes_paths(function):
             continue
         params = _route_params(function)

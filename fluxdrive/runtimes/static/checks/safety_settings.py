@@ -13,7 +13,6 @@ from collections.abc import Iterator
 
 from fluxdrive.runtimes.static.checks._common import (
     example,
-    import_map,
     is_literal,
     name_tail,
     qualified_name,
@@ -167,16 +166,16 @@ def _header_hit(node: ast.AST, module: PyModule) -> CheckHit | None:
                 return response
         """),
     ],
+    nodes=(ast.Assign, ast.Dict, ast.Call),
 )
-def permissive_cors(module: PyModule) -> Iterator[CheckHit]:
-    imports = import_map(module.tree)
-    for node in module.nodes:
-        hit = None
-        if isinstance(node, ast.Call):
-            hit = _cors_call_hit(node, qualified_name(node, imports), module)
-        hit = hit or _header_hit(node, module)
-        if hit:
-            yield hit
+def permissive_cors(module: PyModule, node: ast.Assign | ast.Dict | ast.Call) -> Iterator[CheckHit]:
+    imports = module.imports
+    hit = None
+    if isinstance(node, ast.Call):
+        hit = _cors_call_hit(node, qualified_name(node, imports), module)
+    hit = hit or _header_hit(node, module)
+    if hit:
+        yield hit
 
 
 # --------------------------------------------------------------------------
@@ -257,21 +256,21 @@ def _debug_assignment(node: ast.Assign, module: PyModule) -> str | None:
         """),
         "DEBUG = True\n",
     ],
+    nodes=(ast.Call, ast.Assign),
 )
-def debug_enabled(module: PyModule) -> Iterator[CheckHit]:
+def debug_enabled(module: PyModule, node: ast.Call | ast.Assign) -> Iterator[CheckHit]:
     if module.is_test_module():
         return
-    for node in module.nodes:
-        switch = None
-        if isinstance(node, ast.Call):
-            switch = _debug_call(node)
-        elif isinstance(node, ast.Assign):
-            switch = _debug_assignment(node, module)
-        if switch:
-            yield CheckHit(
-                getattr(node, "lineno", 1),
-                f"Debug mode on in code: {switch} {module.where(node)}",
-                "Debug mode shows stack traces, settings and source to any client, and "
-                "Werkzeug's debugger gives whoever reaches it a Python console on the server.",
-                "Read the flag from the environment (default off) and keep it off in deployed settings.",
-            )
+    switch = None
+    if isinstance(node, ast.Call):
+        switch = _debug_call(node)
+    elif isinstance(node, ast.Assign):
+        switch = _debug_assignment(node, module)
+    if switch:
+        yield CheckHit(
+            getattr(node, "lineno", 1),
+            f"Debug mode on in code: {switch} {module.where(node)}",
+            "Debug mode shows stack traces, settings and source to any client, and "
+            "Werkzeug's debugger gives whoever reaches it a Python console on the server.",
+            "Read the flag from the environment (default off) and keep it off in deployed settings.",
+        )

@@ -16,11 +16,11 @@ from collections.abc import Iterator
 from fluxdrive.runtimes.static.checks._common import (
     Function,
     example,
-    import_map,
     is_literal,
     qualified_name,
     route_call,
     snippet,
+    walk_function,
 )
 from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, keyword, python_check
 from fluxdrive.runtimes.static.checks.taint import Flow
@@ -64,7 +64,7 @@ def _weak_values(function: Function, imports: dict[str, str]) -> dict[str, tuple
     """Local names holding (a value derived from) a weak random call: name -> (call, line), in source order."""
     weak: dict[str, tuple[str, int]] = {}
     assignments = sorted(
-        (n for n in ast.walk(function) if isinstance(n, ast.Assign | ast.AnnAssign)), key=lambda n: n.lineno
+        (n for n in walk_function(function) if isinstance(n, ast.Assign | ast.AnnAssign)), key=lambda n: n.lineno
     )
     for node in assignments:
         if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
@@ -124,19 +124,16 @@ def _weak_values(function: Function, imports: dict[str, str]) -> dict[str, tuple
                 return backoff
         """),
     ],
+    nodes=(ast.Assign, ast.Call),
 )
-def weak_random_secret(module: PyModule) -> Iterator[CheckHit]:
-    imports = import_map(module.tree)  # inline imports too: ast.walk reaches into functions
-    weak_by_function: dict[Function | None, dict[str, tuple[str, int]]] = {}
-    for node in module.nodes:
-        if not isinstance(node, ast.Assign | ast.Call):
-            continue
-        function = module.enclosing_function(node)
-        if function not in weak_by_function:
-            weak_by_function[function] = _weak_values(function, imports) if function else {}
-        hit = _weak_store(node, weak_by_function[function], imports)
-        if hit is None:
-            continue
+def weak_random_secret(module: PyModule, node: ast.Assign | ast.Call) -> Iterator[CheckHit]:
+    if not module.memo("mentions random", lambda: "random" in module.text):
+        return
+    imports = module.imports
+    function = module.enclosing_function(node)
+    weak = module.memo(("weak-random", function), lambda: _weak_values(function, imports) if function else {})
+    hit = _weak_store(node, weak, imports)
+    if hit is not None:
         call, sink, line = hit
         yield CheckHit(
             line=line,
@@ -206,24 +203,24 @@ def _weak_name(value: ast.AST, weak: dict[str, tuple[str, int]]) -> tuple[str, i
                 response.set_cookie("theme", "dark")
         """),
     ],
+    nodes=(ast.Call,),
 )
-def insecure_cookie(module: PyModule) -> Iterator[CheckHit]:
-    for node in module.nodes:
-        if not isinstance(node, ast.Call) or not call_name(node).endswith("set_cookie"):
-            continue
-        off = [flag for flag in ("secure", "httponly") if is_literal(keyword(node, flag), False)]
-        if not off:
-            continue
-        name = snippet(node.args[0], 30) if node.args else "a cookie"
-        yield CheckHit(
-            line=node.lineno,
-            title=f"Cookie {name} is set with {' and '.join(f'{f}=False' for f in off)} {module.where(node)}",
-            why=(
-                "Without Secure the browser also sends the cookie over plain HTTP, where anyone on the path reads "
-                "it; without HttpOnly any script injected into the page can steal it."
-            ),
-            fix="Set secure=True and httponly=True (and samesite='Lax' or 'Strict') on cookies that carry state.",
-        )
+def insecure_cookie(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
+    if not call_name(node).endswith("set_cookie"):
+        return
+    off = [flag for flag in ("secure", "httponly") if is_literal(keyword(node, flag), False)]
+    if not off:
+        return
+    name = snippet(node.args[0], 30) if node.args else "a cookie"
+    yield CheckHit(
+        line=node.lineno,
+        title=f"Cookie {name} is set with {' and '.join(f'{f}=False' for f in off)} {module.where(node)}",
+        why=(
+            "Without Secure the browser also sends the cookie over plain HTTP, where anyone on the path reads "
+            "it; without HttpOnly any script injected into the page can steal it."
+        ),
+        fix="Set secure=True and httponly=True (and samesite='Lax' or 'Strict') on cookies that carry state.",
+    )
 
 
 # --------------------------------------------------------------------------
@@ -283,58 +280,51 @@ def _statement_of(module: PyModule, node: ast.AST) -> ast.AST:
                 session["user_id"] = int(request.form["id"])
         """),
     ],
+    nodes=(ast.Assign,),
 )
-def trust_boundary(module: PyModule) -> Iterator[CheckHit]:
-    flows: dict[ast.AST, Flow] = {}
-    for node in module.nodes:
-        if not isinstance(node, ast.Assign):
+def trust_boundary(module: PyModule, node: ast.Assign) -> Iterator[CheckHit]:
+    targets = [t for t in node.targets if isinstance(t, ast.Subscript) and _SESSION.search(snippet(t.value, 60))]
+    found = _flows(module, node, ()) if targets else None
+    if found is None:
+        return
+    flow = found[0]
+    for target in targets:
+        source = flow.taint_at(target.slice, node) or flow.taint_at(node.value, node)
+        if source is None:
             continue
-        targets = [t for t in node.targets if isinstance(t, ast.Subscript) and _SESSION.search(snippet(t.value, 60))]
-        function = module.enclosing_function(node) if targets else None
-        if function is None:
-            continue
-        flow = flows.get(function) or flows.setdefault(function, Flow(function, parameters=False))
-        for target in targets:
-            source = flow.taint_at(target.slice, node) or flow.taint_at(node.value, node)
-            if source is None:
-                continue
-            yield CheckHit(
-                line=node.lineno,
-                title=f"Data from {source} is stored in {snippet(target, 40)} {module.where(node)}",
-                why=(
-                    "The session is trusted server-side state: code that reads it later believes what it holds. "
-                    "Putting request data there lets a client choose values the server will treat as its own."
-                ),
-                fix="Validate the value against what the server expects (an id it looked up, an allow-list) "
-                "before storing it, or keep it out of the session.",
-            )
+        yield CheckHit(
+            line=node.lineno,
+            title=f"Data from {source} is stored in {snippet(target, 40)} {module.where(node)}",
+            why=(
+                "The session is trusted server-side state: code that reads it later believes what it holds. "
+                "Putting request data there lets a client choose values the server will treat as its own."
+            ),
+            fix="Validate the value against what the server expects (an id it looked up, an allow-list) "
+            "before storing it, or keep it out of the session.",
+        )
 
 
 # --------------------------------------------------------------------------
 # Injection into LDAP filters, XPath queries, redirects and HTML (CWE-90, 643, 601, 79)
 
 
-def _flows(
-    module: PyModule, cache: dict[tuple[ast.AST, tuple[str, ...]], Flow], node: ast.AST, cleaners: tuple[str, ...]
-) -> tuple[Flow, ast.AST] | None:
+def _flows(module: PyModule, node: ast.AST, cleaners: tuple[str, ...]) -> tuple[Flow, ast.AST] | None:
     """The flow of the function holding ``node`` (cleaned by ``cleaners``) and the statement holding it."""
     function = module.enclosing_function(node)
     if function is None:
         return None
-    key = (function, cleaners)
-    flow = cache.get(key) or cache.setdefault(key, Flow(function, parameters=False, cleaners=cleaners))
+    flow = module.memo(("flow", function, cleaners), lambda: Flow(function, parameters=False, cleaners=cleaners))
     statement = _statement_of(module, node)
     return (flow, statement) if statement in flow.before else None
 
 
 def _tainted(
     module: PyModule,
-    cache: dict[tuple[ast.AST, tuple[str, ...]], Flow],
     node: ast.AST,
     value: ast.AST | None,
     cleaners: tuple[str, ...] = (),
 ) -> str | None:
-    found = _flows(module, cache, node, cleaners) if value is not None else None
+    found = _flows(module, node, cleaners) if value is not None else None
     return found[0].taint_at(value, found[1]) if found and value is not None else None
 
 
@@ -367,22 +357,21 @@ _LDAP_SEARCH = {"search", "search_s", "search_st", "search_ext", "search_ext_s",
                 conn.search("ou=users", "(objectclass=person)")
         """),
     ],
+    nodes=(ast.Call,),
 )
-def ldap_injection(module: PyModule) -> Iterator[CheckHit]:
-    cache: dict[tuple[ast.AST, tuple[str, ...]], Flow] = {}
-    for node in module.nodes:
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _LDAP_SEARCH):
-            continue
-        search = node.args[1] if len(node.args) > 1 else keyword(node, "search_filter") or keyword(node, "filterstr")
-        source = _tainted(module, cache, node, search, ("escape",))
-        if source:
-            yield CheckHit(
-                line=node.lineno,
-                title=f"LDAP filter built from {source} reaches {call_name(node)}() {module.where(node)}",
-                why="Characters such as `*`, `(`, `)` and `|` in the value rewrite the filter: an attacker lists "
-                "every entry or bypasses a login that searches for uid and password.",
-                fix="Escape every value with ldap3.utils.conv.escape_filter_chars (or ldap.filter.escape_filter_chars).",
-            )
+def ldap_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
+    if not (isinstance(node.func, ast.Attribute) and node.func.attr in _LDAP_SEARCH):
+        return
+    search = node.args[1] if len(node.args) > 1 else keyword(node, "search_filter") or keyword(node, "filterstr")
+    source = _tainted(module, node, search, ("escape",))
+    if source:
+        yield CheckHit(
+            line=node.lineno,
+            title=f"LDAP filter built from {source} reaches {call_name(node)}() {module.where(node)}",
+            why="Characters such as `*`, `(`, `)` and `|` in the value rewrite the filter: an attacker lists "
+            "every entry or bypasses a login that searches for uid and password.",
+            fix="Escape every value with ldap3.utils.conv.escape_filter_chars (or ldap.filter.escape_filter_chars).",
+        )
 
 
 _XPATH_CALLS = {"XPath", "xpath", "XPathEvaluator", "evaluate", "find", "findall", "findtext", "iterfind", "select"}
@@ -418,24 +407,23 @@ _XPATH_CALLS = {"XPath", "xpath", "XPathEvaluator", "evaluate", "find", "findall
                 return tree.findall("./Employee")
         """),
     ],
+    nodes=(ast.Call,),
 )
-def xpath_injection(module: PyModule) -> Iterator[CheckHit]:
-    cache: dict[tuple[ast.AST, tuple[str, ...]], Flow] = {}
-    for node in module.nodes:
-        if not isinstance(node, ast.Call) or not node.args:
-            continue
-        name = call_name(node)
-        if name.rsplit(".", 1)[-1] not in _XPATH_CALLS or (name.rsplit(".", 1)[-1] == name and name != "XPath"):
-            continue
-        source = _tainted(module, cache, node, node.args[0])
-        if source and not (node.keywords and name.endswith("xpath")):
-            yield CheckHit(
-                line=node.lineno,
-                title=f"XPath built from {source} reaches {name}() {module.where(node)}",
-                why="A quote in the value ends the literal, and the rest becomes XPath: `' or '1'='1` returns "
-                "every node, other predicates read data the query was meant to hide.",
-                fix="Pass values as XPath variables (tree.xpath('//user[@id=$id]', id=value)) instead of formatting them in.",
-            )
+def xpath_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
+    if not node.args:
+        return
+    name = call_name(node)
+    if name.rsplit(".", 1)[-1] not in _XPATH_CALLS or (name.rsplit(".", 1)[-1] == name and name != "XPath"):
+        return
+    source = _tainted(module, node, node.args[0])
+    if source and not (node.keywords and name.endswith("xpath")):
+        yield CheckHit(
+            line=node.lineno,
+            title=f"XPath built from {source} reaches {name}() {module.where(node)}",
+            why="A quote in the value ends the literal, and the rest becomes XPath: `' or '1'='1` returns "
+            "every node, other predicates read data the query was meant to hide.",
+            fix="Pass values as XPath variables (tree.xpath('//user[@id=$id]', id=value)) instead of formatting them in.",
+        )
 
 
 _REDIRECTS = {"redirect", "HttpResponseRedirect", "HttpResponsePermanentRedirect", "RedirectResponse"}
@@ -466,26 +454,26 @@ _REDIRECTS = {"redirect", "HttpResponseRedirect", "HttpResponsePermanentRedirect
                 return redirect("/")
         """),
     ],
+    nodes=(ast.Call,),
 )
-def open_redirect(module: PyModule) -> Iterator[CheckHit]:
-    cache: dict[tuple[ast.AST, tuple[str, ...]], Flow] = {}
-    for node in module.nodes:
-        if not isinstance(node, ast.Call) or call_name(node).rsplit(".", 1)[-1] not in _REDIRECTS:
-            continue
-        target = node.args[0] if node.args else keyword(node, "location") or keyword(node, "url")
-        source = _tainted(module, cache, node, target, ("url_for", "reverse"))
-        if source:
-            yield CheckHit(
-                line=node.lineno,
-                title=f"Redirect to a URL from {source} {module.where(node)}",
-                why="A link on this site can send the visitor anywhere: phishing pages borrow the site's name, "
-                "and OAuth-style flows leak tokens to the attacker's host.",
-                fix="Redirect only to relative paths or an allow-list of hosts (url_has_allowed_host_and_scheme), "
-                "or to url_for() of a named route.",
-            )
+def open_redirect(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
+    if call_name(node).rsplit(".", 1)[-1] not in _REDIRECTS:
+        return
+    target = node.args[0] if node.args else keyword(node, "location") or keyword(node, "url")
+    source = _tainted(module, node, target, ("url_for", "reverse"))
+    if source:
+        yield CheckHit(
+            line=node.lineno,
+            title=f"Redirect to a URL from {source} {module.where(node)}",
+            why="A link on this site can send the visitor anywhere: phishing pages borrow the site's name, "
+            "and OAuth-style flows leak tokens to the attacker's host.",
+            fix="Redirect only to relative paths or an allow-list of hosts (url_has_allowed_host_and_scheme), "
+            "or to url_for() of a named route.",
+        )
 
 
 _HTML_SINKS = {"make_response", "Markup", "render_template_string", "HTMLResponse", "HttpResponse"}
+_HTML_CLEANERS = ("escape", "jsonify", "json", "dumps", "render_template")
 
 
 @python_check(
@@ -525,24 +513,26 @@ _HTML_SINKS = {"make_response", "Markup", "render_template_string", "HTMLRespons
                     return jsonify(name=request.args.get("name"))
         """),
     ],
+    nodes=(ast.Return, ast.Call),
 )
-def xss(module: PyModule) -> Iterator[CheckHit]:
-    cache: dict[tuple[ast.AST, tuple[str, ...]], Flow] = {}
-    cleaners = ("escape", "jsonify", "json", "dumps", "render_template")
-    routes = {f for f in module.nodes if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and route_call(f)}
-    for node in module.nodes:
-        value: ast.AST | None = None
-        if isinstance(node, ast.Return) and module.enclosing_function(node) in routes:
-            value = node.value
-        elif isinstance(node, ast.Call) and call_name(node).rsplit(".", 1)[-1] in _HTML_SINKS and node.args:
-            value = node.args[0]
-        source = _tainted(module, cache, node, value, cleaners) if value is not None else None
-        if source and isinstance(node, ast.Return | ast.Call):
-            yield CheckHit(
-                line=node.lineno,
-                title=f"HTML response built from {source} without escaping {module.where(node)}",
-                why="The browser runs any <script> the value carries, in this site's origin: sessions, "
-                "tokens and every action the user can take are the attacker's.",
-                fix="Render through a template with autoescaping, or escape each value (markupsafe.escape); "
-                "never wrap request data in Markup().",
-            )
+def xss(module: PyModule, node: ast.Return | ast.Call) -> Iterator[CheckHit]:
+    value: ast.AST | None = None
+    if isinstance(node, ast.Return):
+        function = module.enclosing_function(node)
+        value = node.value if function is not None and _is_route(module, function) else None
+    elif call_name(node).rsplit(".", 1)[-1] in _HTML_SINKS and node.args:
+        value = node.args[0]
+    source = _tainted(module, node, value, _HTML_CLEANERS) if value is not None else None
+    if source:
+        yield CheckHit(
+            line=node.lineno,
+            title=f"HTML response built from {source} without escaping {module.where(node)}",
+            why="The browser runs any <script> the value carries, in this site's origin: sessions, "
+            "tokens and every action the user can take are the attacker's.",
+            fix="Render through a template with autoescaping, or escape each value (markupsafe.escape); "
+            "never wrap request data in Markup().",
+        )
+
+
+def _is_route(module: PyModule, function: Function) -> bool:
+    return module.memo(("route", function), lambda: route_call(function) is not None)
