@@ -9,6 +9,7 @@ from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOu
 from fluxdrive.runtimes.static.checks.base import DocModule
 from fluxdrive.runtimes.static.checks.runner import RanCheck, run_document_checks, run_python_checks
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
+from fluxdrive.runtimes.static.project_modules import project_summaries
 from fluxdrive.runtimes.static.source import Source
 
 
@@ -37,6 +38,9 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
     hits: list[Hit] = []
     notes: list[str] = []
     root = context.root
+    project, bad_declarations = project_summaries(root, context.settings.max_file_bytes)
+    if bad_declarations:
+        notes.append(bad_declarations)
 
     for source in context.sources:
         lines = source.text.splitlines()
@@ -46,7 +50,8 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
                 notes.append(f"{source.name}: not valid Python; Python checks skipped")
                 continue
             hits.extend(
-                _hit(source, ran, lines) for ran in run_python_checks(source.name, source.text, None, notes, tree)
+                _hit(source, ran, lines)
+                for ran in run_python_checks(source.name, source.text, None, notes, tree, project)
             )
         elif source.language == "markdown" and source.block_of is None:
             base = posixpath.dirname(source.path)

@@ -11,6 +11,7 @@ MODULES = (
     "safety_settings",
     "safety_http",
     "safety_web",
+    "safety_declared",
     "correctness_values",
     "correctness_errors",
     "correctness_concurrency",

@@ -23,7 +23,12 @@ import functools
 import re
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar, cast
+
+from fluxdrive.runtimes.static.checks.taint_spec import TaintSpec, shipped
+
+if TYPE_CHECKING:
+    from fluxdrive.runtimes.static.checks.summaries import ModuleResolver, ProjectSummaries
 
 T = TypeVar("T")
 Function: TypeAlias = ast.FunctionDef | ast.AsyncFunctionDef
@@ -158,6 +163,7 @@ class PyModule:
     text: str
     tree: ast.Module
     lines: list[str] = field(default_factory=list)
+    project: ProjectSummaries | None = field(default=None, repr=False)
     _walks: dict[int, list[ast.AST]] = field(default_factory=dict, repr=False)
     _assignments: dict[int, dict[str, ast.expr]] = field(default_factory=dict, repr=False)
     _memo: dict[Hashable, Any] = field(default_factory=dict, repr=False)
@@ -199,6 +205,19 @@ class PyModule:
         if key not in self._memo:
             self._memo[key] = make()
         return cast("T", self._memo[key])
+
+    @property
+    def taint_spec(self) -> TaintSpec:
+        """Sources, sanitizers and sinks: the project's declarations on top of the shipped ones."""
+        return self.project.spec if self.project is not None else shipped()
+
+    @functools.cached_property
+    def resolver(self) -> ModuleResolver | None:
+        """How taint flows in this module look up the functions they call (this file's, imported helpers')."""
+        from fluxdrive.runtimes.static.checks.summaries import ProjectSummaries  # it builds on this module
+
+        project = self.project if self.project is not None else ProjectSummaries(lambda _dotted: None)
+        return project.for_module(self)
 
     @functools.cached_property
     def by_type(self) -> dict[type[ast.AST], list[ast.AST]]:

@@ -14,6 +14,7 @@ from fluxdrive.runtimes.static.checks.base import (
     registered_checks,
 )
 from fluxdrive.runtimes.static.checks.pyparse import parse_python
+from fluxdrive.runtimes.static.checks.summaries import ProjectSummaries
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +68,12 @@ def run_python_checks(
     names: Iterable[str] | None,
     notes: list[str],
     tree: ast.Module | None = None,
+    project: ProjectSummaries | None = None,
 ) -> list[RanCheck]:
-    """Run the named Python checks (all when ``names`` is None) on one file."""
+    """Run the named Python checks (all when ``names`` is None) on one file.
+
+    ``project`` gives taint tracking the project's declarations and its helpers' summaries.
+    """
     specs = _select("python", names)
     if not specs:
         return []
@@ -80,7 +85,7 @@ def run_python_checks(
                 f"{path}: not valid Python ({exc.msg if isinstance(exc, SyntaxError) else exc}); Python checks skipped"
             )
             return []
-    module = PyModule(path, text, tree)
+    module = PyModule(path, text, tree, project=project)
     whole = [spec for spec in specs if not spec.nodes]
     return _run(whole, module, notes, path) + _dispatch([s for s in specs if s.nodes], module, notes)
 

@@ -20,6 +20,7 @@ from fluxdrive.runtimes.static.checks._common import (
     resolve_value,
     snippet,
     str_value,
+    walk_function,
 )
 from fluxdrive.runtimes.static.checks.base import (
     CheckHit,
@@ -293,6 +294,18 @@ def _cipher_hit(module: PyModule, node: ast.AST) -> CheckHit | None:
     )
 
 
+def _texts(module: PyModule, function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> str:
+    """The string literals of a function: what it says about the data it handles ("passwordFile.txt")."""
+    if function is None:
+        return ""
+    return module.memo(
+        ("string literals", function),
+        lambda: " ".join(
+            n.value for n in walk_function(function) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+        ),
+    )
+
+
 def _hash_hit(module: PyModule, node: ast.Call, qualified: str, context: str) -> CheckHit | None:
     weak = _weak_hash(node, qualified)
     if weak is None:
@@ -400,7 +413,7 @@ def weak_crypto(module: PyModule, node: ast.Attribute | ast.Call) -> Iterator[Ch
             return
         function = module.enclosing_function(node)
         context = f"{function.name if function else ''} {module.line_text(node.lineno)}"
-        hit = _hash_hit(module, node, qualified, context)
+        hit = _hash_hit(module, node, qualified, f"{context} {_texts(module, function)}")
         hit = hit or _random_hit(module, node, qualified, context)
     if hit and not (hit.severity == "P3" and module.is_test_module()):
         yield hit

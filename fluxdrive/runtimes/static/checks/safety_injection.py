@@ -23,6 +23,7 @@ from fluxdrive.runtimes.static.checks._common import (
     snippet,
     walk_function,
 )
+from fluxdrive.runtimes.static.checks._flows import proven_clean
 from fluxdrive.runtimes.static.checks.base import (
     SQL_WORDS,
     CheckHit,
@@ -36,7 +37,6 @@ from fluxdrive.runtimes.static.checks.base import (
     resolve,
     string_parts,
 )
-from fluxdrive.runtimes.static.checks.taint import Flow
 
 # --------------------------------------------------------------------------
 # Where a value comes from
@@ -72,20 +72,6 @@ def _outside_input(node: ast.expr, function: Function | None, values: dict[str, 
         if isinstance(sub, ast.Call) and call_name(sub) in {"input", "sys.stdin.read", "sys.stdin.readline"}:
             return "user input"
     return None
-
-
-def _proven_clean(module: PyModule, node: ast.AST, expr: ast.expr) -> bool:
-    """Taint tracking shows ``expr`` (at ``node``) holds nothing from outside: no parameter, request or input.
-
-    Dead branches and constant dict entries are what it proves away (``bar = m["keyA"]`` after
-    ``m["keyB"] = param``); outside a function nothing is proven.
-    """
-    function = module.enclosing_function(node)
-    if function is None:
-        return False
-    flow = module.memo(("flow", function, "parameters"), lambda: Flow(function))
-    statement = next((p for p in [node, *module.ancestors(node)] if isinstance(p, ast.stmt)), None)
-    return statement is not None and statement in flow.before and flow.taint_at(expr, statement) is None
 
 
 # --------------------------------------------------------------------------
@@ -165,7 +151,7 @@ def sql_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     query = resolve(query, function)
     if not is_dynamic_string(query) or not SQL_WORDS.search(string_parts(query)):
         return
-    if _proven_clean(module, node, built):
+    if proven_clean(module, node, built):
         return
     yield CheckHit(
         line=node.lineno,
@@ -354,7 +340,7 @@ def command_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     argv_shell = "', '-c'" in label
     if isinstance(built, ast.List | ast.Tuple) and not argv_shell:  # with a shell only the first item is run
         built = built.elts[0] if built.elts else ast.Constant("")
-    if (not argv_shell and _quoted(built)) or _proven_clean(module, node, command):
+    if (not argv_shell and _quoted(built)) or proven_clean(module, node, command):
         return
     source = from_request(built)
     strong = is_dynamic_string(built) or source is not None or argv_shell
@@ -475,7 +461,7 @@ def eval_exec(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     compiled = resolve_value(code, function, values)
     if isinstance(compiled, ast.Call) and call_name(compiled) == "compile" and compiled.args:
         code = compiled.args[0]  # exec(compile(src, ...)): judge the source text
-    if _constant_code(resolve_value(code, function, values)) or _proven_clean(module, node, code):
+    if _constant_code(resolve_value(code, function, values)) or proven_clean(module, node, code):
         return
     origin = _outside_input(code, function, values)
     yield CheckHit(
@@ -627,7 +613,7 @@ def unsafe_deserialization(module: PyModule, node: ast.Call) -> Iterator[CheckHi
     function = module.enclosing_function(node) if data is not None else None
     if kind is None or data is None or is_constant(resolve_value(data, function, values)):
         return
-    if _proven_clean(module, node, data) and not _local_file(data, function, values):
+    if proven_clean(module, node, data) and not _local_file(data, function, values):
         return
     local = _local_file(data, function, values)
     outside = kind[0] == "P0" and _outside_input(data, function, values) is not None

@@ -28,6 +28,7 @@ from fluxdrive.runtimes.static.checks._common import (
     snippet,
     walk_function,
 )
+from fluxdrive.runtimes.static.checks._flows import proven_clean, tainted_at
 from fluxdrive.runtimes.static.checks.base import (
     CheckHit,
     CheckSeverity,
@@ -75,8 +76,24 @@ FILE_SINKS = {
     "os.remove",
     "os.unlink",
     "shutil.rmtree",
+    "os.open",
+    "os.listdir",
+    "os.scandir",
+    "os.stat",
+    "os.rename",
+    "os.makedirs",
+    "os.path.exists",
+    "os.path.isfile",
+    "os.path.isdir",
+    "os.path.getsize",
+    "shutil.copy",
+    "shutil.copyfile",
+    "shutil.move",
 }
-PATH_METHODS = {"open", "read_text", "read_bytes", "write_text", "write_bytes", "unlink"}
+PATH_METHODS = {
+    "open", "read_text", "read_bytes", "write_text", "write_bytes", "unlink", "exists", "is_file", "is_dir",
+    "stat", "iterdir", "mkdir", "rmdir", "touch", "rename", "glob",
+}  # fmt: skip
 PATH_TYPES = {"Path", "PurePath", "PosixPath", "WindowsPath"}
 FLASK_PLACEHOLDER = re.compile(r"<(?:(\w+)(?:\([^)]*\))?:)?(\w+)>")
 
@@ -151,6 +168,12 @@ def _path_sink(node: ast.Call, function: Function) -> tuple[ast.expr, str] | Non
         upload = from_request(resolve(func.value, function)) == "request.files"
         return (node.args[0], "FileStorage.save()") if upload else None
     return None
+
+
+def _flow_taint(module: PyModule, node: ast.Call, path: ast.expr) -> Taint | None:
+    """Request data the path carries by taint tracking (through helpers, loops, dict entries), as P1."""
+    source = tainted_at(module, node, path, tuple(PATH_SANITIZERS))
+    return ("P1", source) if source else None
 
 
 def _sanitizes_paths(function: Function) -> bool:
@@ -232,8 +255,8 @@ def path_traversal(module: PyModule) -> Iterator[CheckHit]:
         for node, sink in sinks:
             if node.lineno in lines or module.enclosing_function(node) is not function:
                 continue
-            taint = _taint(sink[0], function, params)
-            if taint is None:
+            taint = _taint(sink[0], function, params) or _flow_taint(module, node, sink[0])
+            if taint is None or proven_clean(module, node, sink[0], tuple(PATH_SANITIZERS)):
                 continue
             lines.add(node.lineno)
             yield CheckHit(

@@ -22,8 +22,8 @@ from fluxdrive.runtimes.static.checks._common import (
     snippet,
     walk_function,
 )
+from fluxdrive.runtimes.static.checks._flows import tainted_at
 from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, keyword, python_check
-from fluxdrive.runtimes.static.checks.taint import Flow
 
 # --------------------------------------------------------------------------
 # Weak randomness for security values (CWE-330)
@@ -229,13 +229,6 @@ def insecure_cookie(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
 _SESSION = re.compile(r"(?i)(^|\.)session$")
 
 
-def _statement_of(module: PyModule, node: ast.AST) -> ast.AST:
-    """The statement holding ``node`` (itself when it is one)."""
-    if isinstance(node, ast.stmt):
-        return node
-    return next((p for p in module.ancestors(node) if isinstance(p, ast.stmt)), node)
-
-
 @python_check(
     "py-trust-boundary",
     tag="security",
@@ -284,12 +277,8 @@ def _statement_of(module: PyModule, node: ast.AST) -> ast.AST:
 )
 def trust_boundary(module: PyModule, node: ast.Assign) -> Iterator[CheckHit]:
     targets = [t for t in node.targets if isinstance(t, ast.Subscript) and _SESSION.search(snippet(t.value, 60))]
-    found = _flows(module, node, ()) if targets else None
-    if found is None:
-        return
-    flow = found[0]
     for target in targets:
-        source = flow.taint_at(target.slice, node) or flow.taint_at(node.value, node)
+        source = tainted_at(module, node, target.slice) or tainted_at(module, node, node.value)
         if source is None:
             continue
         yield CheckHit(
@@ -308,27 +297,14 @@ def trust_boundary(module: PyModule, node: ast.Assign) -> Iterator[CheckHit]:
 # Injection into LDAP filters, XPath queries, redirects and HTML (CWE-90, 643, 601, 79)
 
 
-def _flows(module: PyModule, node: ast.AST, cleaners: tuple[str, ...]) -> tuple[Flow, ast.AST] | None:
-    """The flow of the function holding ``node`` (cleaned by ``cleaners``) and the statement holding it."""
-    function = module.enclosing_function(node)
-    if function is None:
+def sink_argument(module: PyModule, node: ast.Call, kind: str) -> ast.expr | None:
+    """The argument of ``node`` a sink of ``kind`` (declared in the taint spec) watches, if it is one."""
+    sink = module.taint_spec.sinks.get(kind)
+    name = call_name(node)
+    if sink is None or (name not in sink.calls and name.rsplit(".", 1)[-1] not in sink.calls):
         return None
-    flow = module.memo(("flow", function, cleaners), lambda: Flow(function, parameters=False, cleaners=cleaners))
-    statement = _statement_of(module, node)
-    return (flow, statement) if statement in flow.before else None
-
-
-def _tainted(
-    module: PyModule,
-    node: ast.AST,
-    value: ast.AST | None,
-    cleaners: tuple[str, ...] = (),
-) -> str | None:
-    found = _flows(module, node, cleaners) if value is not None else None
-    return found[0].taint_at(value, found[1]) if found and value is not None else None
-
-
-_LDAP_SEARCH = {"search", "search_s", "search_st", "search_ext", "search_ext_s", "paged_search"}
+    value = sink.value(node.args, {k.arg: k.value for k in node.keywords if k.arg})
+    return value if isinstance(value, ast.expr) and not isinstance(value, ast.Starred) else None
 
 
 @python_check(
@@ -360,10 +336,8 @@ _LDAP_SEARCH = {"search", "search_s", "search_st", "search_ext", "search_ext_s",
     nodes=(ast.Call,),
 )
 def ldap_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
-    if not (isinstance(node.func, ast.Attribute) and node.func.attr in _LDAP_SEARCH):
-        return
-    search = node.args[1] if len(node.args) > 1 else keyword(node, "search_filter") or keyword(node, "filterstr")
-    source = _tainted(module, node, search, ("escape",))
+    search = sink_argument(module, node, "ldap") if isinstance(node.func, ast.Attribute) else None
+    source = tainted_at(module, node, search, module.taint_spec.cleaners_for("ldap"))
     if source:
         yield CheckHit(
             line=node.lineno,
@@ -415,7 +389,7 @@ def xpath_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     name = call_name(node)
     if name.rsplit(".", 1)[-1] not in _XPATH_CALLS or (name.rsplit(".", 1)[-1] == name and name != "XPath"):
         return
-    source = _tainted(module, node, node.args[0])
+    source = tainted_at(module, node, node.args[0])
     if source and not (node.keywords and name.endswith("xpath")):
         yield CheckHit(
             line=node.lineno,
@@ -424,9 +398,6 @@ def xpath_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
             "every node, other predicates read data the query was meant to hide.",
             fix="Pass values as XPath variables (tree.xpath('//user[@id=$id]', id=value)) instead of formatting them in.",
         )
-
-
-_REDIRECTS = {"redirect", "HttpResponseRedirect", "HttpResponsePermanentRedirect", "RedirectResponse"}
 
 
 @python_check(
@@ -457,10 +428,8 @@ _REDIRECTS = {"redirect", "HttpResponseRedirect", "HttpResponsePermanentRedirect
     nodes=(ast.Call,),
 )
 def open_redirect(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
-    if call_name(node).rsplit(".", 1)[-1] not in _REDIRECTS:
-        return
-    target = node.args[0] if node.args else keyword(node, "location") or keyword(node, "url")
-    source = _tainted(module, node, target, ("url_for", "reverse"))
+    target = sink_argument(module, node, "redirect")
+    source = tainted_at(module, node, target, module.taint_spec.cleaners_for("url"))
     if source:
         yield CheckHit(
             line=node.lineno,
@@ -470,10 +439,6 @@ def open_redirect(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
             fix="Redirect only to relative paths or an allow-list of hosts (url_has_allowed_host_and_scheme), "
             "or to url_for() of a named route.",
         )
-
-
-_HTML_SINKS = {"make_response", "Markup", "render_template_string", "HTMLResponse", "HttpResponse"}
-_HTML_CLEANERS = ("escape", "jsonify", "json", "dumps", "render_template")
 
 
 @python_check(
@@ -520,9 +485,9 @@ def xss(module: PyModule, node: ast.Return | ast.Call) -> Iterator[CheckHit]:
     if isinstance(node, ast.Return):
         function = module.enclosing_function(node)
         value = node.value if function is not None and _is_route(module, function) else None
-    elif call_name(node).rsplit(".", 1)[-1] in _HTML_SINKS and node.args:
-        value = node.args[0]
-    source = _tainted(module, node, value, _HTML_CLEANERS) if value is not None else None
+    else:
+        value = sink_argument(module, node, "html")
+    source = tainted_at(module, node, value, module.taint_spec.cleaners_for("html")) if value is not None else None
     if source:
         yield CheckHit(
             line=node.lineno,

@@ -5,38 +5,40 @@ carries data from outside (the request, user input, the network) and which
 source. The flow walks the function's statements in order:
 
 - **sources**: request fields (``request.args``, ``.form``, ``.cookies``,
-  ...), the ``request`` object itself and anything built from it (a wrapper
-  object, its methods' results), ``input()``, ``sys.stdin``, socket reads;
+  ...), the ``request`` object itself (also as ``self.request``) and anything
+  built from it (a wrapper object, its methods' results), ``input()``,
+  ``sys.stdin``, the environment, socket reads;
 - **propagation**: assignments, augmented assignments, f-strings, ``%``,
   ``+``, ``.format``, method calls on tainted values, containers, dict
   entries under constant keys (``m["keyB"] = param`` taints only ``keyB``),
   comprehensions, loop targets;
 - **sanitizers**: ``int``/``float``/``bool``/``len`` and comparisons (a
-  number or a truth value carries no attacker-chosen text);
+  number or a truth value carries no attacker-chosen text), and per sink kind
+  the cleaners a check names (``escape`` for HTML);
 - **constant folding**: ``num = 106`` then ``"safe" if 7 * 18 + num > 200
   else param`` is ``"safe"``; ``if 7 * 42 - 86 > 200:`` with a constant
   test runs only the branch taken; both branches of an unknown test merge.
 
-Nested functions are flows of their own. What calls into other functions
-return is tainted when any argument is (no summaries across calls yet).
+Sources and sanitizers are data (:mod:`.taint_spec`, ``data/taint/python.yaml``).
+Nested functions are flows of their own. A call into one of the project's own
+functions is judged by that function's summary when a :class:`Resolver` knows
+it (:mod:`.summaries`: it returns a constant, passes its arguments on, or reads
+the request itself); any other call's result is tainted when an argument or
+its receiver is.
 """
 
 from __future__ import annotations
 
 import ast
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, Protocol
 
 from fluxdrive.runtimes.static.checks.base import call_name
+from fluxdrive.runtimes.static.checks.taint_spec import TaintSpec, shipped
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
-REQUEST_FIELDS = frozenset(
-    {"args", "form", "values", "cookies", "headers", "data", "json", "files", "get_json", "get_data", "path",
-     "query_string", "full_path", "url", "stream", "GET", "POST", "COOKIES", "META", "body", "query_params"}
-)  # fmt: skip
-SANITIZERS = frozenset({"int", "float", "bool", "len", "abs", "round", "hash", "id", "isinstance", "callable"})
 _UNKNOWN = object()
 _MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "extendleft", "put"})
 _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
@@ -47,6 +49,25 @@ _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
     ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Lt: operator.lt, ast.LtE: operator.le,
     ast.Eq: operator.eq, ast.NotEq: operator.ne,
 }  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """What a function's result carries: ``clean`` (constants, numbers), ``pass`` (what its
+    arguments carry) or ``source`` (outside data it reads itself, named by ``label``)."""
+
+    kind: Literal["clean", "pass", "source"]
+    label: str = ""
+
+
+class Resolver(Protocol):
+    """Summaries of the functions a flow calls (the project's own helpers)."""
+
+    def summary(self, call: ast.Call, instances: Mapping[str, str]) -> Summary | None:
+        """The summary of the function ``call`` runs, when it is known."""
+
+    def class_of(self, call: ast.Call) -> str | None:
+        """A key for the class ``call`` instantiates, when it is one of the project's."""
 
 
 @dataclass
@@ -79,14 +100,17 @@ class Flow:
         function: Function,
         *,
         parameters: bool = True,
-        request_names: frozenset[str] = frozenset({"request", "req"}),
+        spec: TaintSpec | None = None,
         cleaners: tuple[str, ...] = (),
+        resolver: Resolver | None = None,
     ) -> None:
         self.function = function
-        self.request_names = request_names
+        self.spec = spec or shipped()
         self.cleaners = cleaners  # words in a call's name that make its result clean for this sink (``escape``)
+        self.resolver = resolver
         self.before: dict[ast.AST, State] = {}
         self.parsed_from: dict[str, str] = {}  # url -> bar for url = urlparse(bar)
+        self.instances: dict[str, str] = {}  # wrapper -> the project class it was built from
         start = State()
         if parameters:  # a caller, or a route (`/user/<name>`), chooses them
             arguments = function.args
@@ -178,6 +202,10 @@ class Flow:
 
     def _assign(self, target: ast.expr, value: ast.expr, state: State) -> None:
         taint = self.eval(value, state)
+        if isinstance(target, ast.Name) and isinstance(value, ast.Call) and self.resolver is not None:
+            kind = self.resolver.class_of(value)
+            if kind is not None:
+                self.instances[target.id] = kind
         if (
             isinstance(target, ast.Name)
             and isinstance(value, ast.Call)
@@ -219,14 +247,15 @@ class Flow:
         if node is None or isinstance(node, ast.Constant):
             return None
         if isinstance(node, ast.Name):
-            if node.id in self.request_names:
+            if node.id in self.spec.objects:
                 return node.id
-            if node.id in {"input"}:
-                return None
             return state.taint.get(node.id)
         if isinstance(node, ast.Attribute):
-            if node.attr in REQUEST_FIELDS and isinstance(node.value, ast.Name) and node.value.id in self.request_names:
-                return f"{node.value.id}.{node.attr}"
+            request = _request_object(node.value, self.spec.objects)
+            if node.attr in self.spec.fields and request:
+                return f"{request}.{node.attr}"
+            if node.attr in self.spec.objects and isinstance(node.value, ast.Name):  # self.request
+                return node.attr
             return self.eval(node.value, state)
         if isinstance(node, ast.Subscript):
             if isinstance(node.value, ast.Name) and node.value.id in state.entries:
@@ -255,12 +284,17 @@ class Flow:
 
     def _call(self, node: ast.Call, state: State) -> str | None:
         name = call_name(node)
-        if name in SANITIZERS or (self.cleaners and any(w in name.rsplit(".", 1)[-1] for w in self.cleaners)):
+        tail = name.rsplit(".", 1)[-1]
+        spec = self.spec
+        if name in spec.clean or (self.cleaners and any(w in tail for w in self.cleaners)):
             return None
-        if name in {"input", "sys.stdin.read", "sys.stdin.readline"}:
-            return "user input"
-        if name.rsplit(".", 1)[-1] in {"recv", "recvfrom", "recv_bytes"}:
-            return "the network"
+        if name in spec.calls:
+            return spec.calls[name]
+        if tail in spec.methods:
+            return spec.methods[tail]
+        summary = self.resolver.summary(node, self.instances) if self.resolver is not None else None
+        if summary is not None and summary.kind != "pass":
+            return summary.label or None
         receiver = self.eval(node.func.value, state) if isinstance(node.func, ast.Attribute) else None
         if receiver:
             return receiver
@@ -308,6 +342,15 @@ class Flow:
             if isinstance(value, str) and lower is not _UNKNOWN and upper is not _UNKNOWN:
                 return value[lower:upper]
         return _UNKNOWN
+
+
+def _request_object(node: ast.AST, objects: frozenset[str]) -> str | None:
+    """``request`` for ``request`` / ``self.request`` (the incoming request), else None."""
+    if isinstance(node, ast.Name) and node.id in objects:
+        return node.id
+    if isinstance(node, ast.Attribute) and node.attr in objects and isinstance(node.value, ast.Name):
+        return node.attr
+    return None
 
 
 def _terminates(block: list[ast.stmt]) -> bool:

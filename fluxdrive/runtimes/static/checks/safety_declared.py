@@ -1,0 +1,69 @@
+"""Outside data reaching a sink declared as data (``sinks.calls`` in the taint spec).
+
+The shipped declarations cover server-side request forgery (``requests.get``
+of a URL from the request, CWE-918), attribute injection (``setattr`` with a
+client-chosen name, CWE-915) and client-chosen imports (CWE-470); a project
+adds its own framework's dangerous calls in ``.fluxdrive/taint.yaml`` and they
+are reported here with the CWE and prose written there.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from fluxdrive.runtimes.static.checks._common import example
+from fluxdrive.runtimes.static.checks._flows import tainted_at
+from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, python_check
+
+
+@python_check(
+    "py-tainted-call",
+    tag="security",
+    severity="P1",
+    summary="request data reaches a call the taint spec declares dangerous (SSRF, setattr, import_module, ...)",
+    match=[
+        example("""
+            import requests
+            from flask import request
+            def preview():
+                return requests.get(request.args["url"], timeout=5).text
+        """),
+        example("""
+            from flask import request
+            def update(user):
+                setattr(user, request.form["field"], request.form["value"])
+        """),
+    ],
+    no_match=[
+        example("""
+            import requests
+            from flask import request
+            def weather():
+                city = request.args["city"]
+                return requests.get("https://api.example.com/weather", params={"q": city}, timeout=5).text
+        """),
+        example("""
+            def update(user, value):
+                setattr(user, "nickname", value)
+        """),
+    ],
+    nodes=(ast.Call,),
+)
+def tainted_call(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
+    name = call_name(node)
+    for sink in module.taint_spec.custom:
+        if not any(name == call or name.endswith("." + call) for call in sink.calls):
+            continue
+        value = sink.value(node.args, {k.arg: k.value for k in node.keywords if k.arg})
+        source = tainted_at(module, node, value) if isinstance(value, ast.expr) else None
+        if source is None:
+            continue
+        what = f"{sink.what} ({sink.cwe})" if sink.what and sink.cwe else sink.what or sink.cwe or "a declared sink"
+        yield CheckHit(
+            line=node.lineno,
+            title=f"Data from {source} reaches {name}(): {what} {module.where(node)}",
+            why=sink.why or "The taint spec declares this call dangerous with outside data.",
+            fix=sink.fix or "Validate the value against an allow-list before the call.",
+        )
+        return

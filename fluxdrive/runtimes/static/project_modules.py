@@ -1,0 +1,68 @@
+"""What taint tracking learns from the project itself: its helper modules and its declarations.
+
+Summaries follow calls into the project's own modules (``from helpers import
+separate_request``), so the checks need to read those files even when they are
+not part of the reviewed input (a diff touching one view still calls the
+unchanged helpers). Reads stay inside the project root, symlinks resolved,
+and a module that cannot be read or parsed is simply not summarized.
+
+A project declares its framework's sources, sanitizers and sinks in
+``.fluxdrive/taint.yaml`` (the shape of ``fluxdrive/data/taint/python.yaml``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from fluxdrive._confine import read_confined
+from fluxdrive.errors import FluxdriveError
+from fluxdrive.runtimes.static.checks.base import PyModule
+from fluxdrive.runtimes.static.checks.pyparse import parse_python
+from fluxdrive.runtimes.static.checks.summaries import Loader, ProjectSummaries
+from fluxdrive.runtimes.static.checks.taint_spec import TaintSpec, TaintSpecError, extend, parse, shipped
+
+DECLARATIONS = ".fluxdrive/taint.yaml"
+SOURCE_ROOTS = ("", "src")
+
+
+def module_loader(root: Path, max_bytes: int) -> Loader:
+    """Load ``a.b`` from ``a/b.py`` or ``a/b/__init__.py`` (also under ``src/``), inside ``root``."""
+
+    def load(dotted: str) -> PyModule | None:
+        parts = dotted.split(".")
+        if not all(part.isidentifier() for part in parts):
+            return None
+        for base in SOURCE_ROOTS:
+            prefix = [base] if base else []
+            for relative in ("/".join([*prefix, *parts]) + ".py", "/".join([*prefix, *parts, "__init__.py"])):
+                path = root / relative
+                if not path.is_file():
+                    continue
+                try:
+                    text = read_confined(path, root, "module", limit=max_bytes).decode("utf-8", errors="replace")
+                    return PyModule(relative, text, parse_python(text, filename=relative))
+                except (FluxdriveError, OSError, SyntaxError, ValueError, RecursionError):
+                    return None
+        return None
+
+    return load
+
+
+def declarations(root: Path) -> tuple[TaintSpec, str | None]:
+    """The shipped declarations plus the project's ``.fluxdrive/taint.yaml``, and a note if that file is bad."""
+    path = root / DECLARATIONS
+    if not path.is_file():
+        return shipped(), None
+    try:
+        data = yaml.safe_load(read_confined(path, root, "taint declarations", limit=1_000_000).decode("utf-8"))
+        return extend(shipped(), parse(data, DECLARATIONS)), None
+    except (FluxdriveError, OSError, UnicodeDecodeError, yaml.YAMLError, TaintSpecError) as exc:
+        return shipped(), f"{DECLARATIONS} ignored: {str(exc).splitlines()[0]}"
+
+
+def project_summaries(root: Path, max_bytes: int) -> tuple[ProjectSummaries, str | None]:
+    """Summaries over the project at ``root`` with its declarations (and a note on a bad declarations file)."""
+    spec, note = declarations(root)
+    return ProjectSummaries(module_loader(root, max_bytes), spec), note
