@@ -34,6 +34,16 @@ def _sink(source: str) -> str | None:
         "def f():\n    for part in request.args.getlist('p'):\n        sink(part)\n",
         "def f(flag):\n    bar = 'safe'\n    if flag:\n        bar = request.args['x']\n    sink(bar)\n",
         "def f(cmd):\n    match cmd:\n        case 'a':\n            v = request.data\n        case _:\n            v = ''\n    sink(v)\n",
+        # a dict read with .get, a ConfigParser entry, a list position, the environment
+        "def f():\n    m = {'a': 'x'}\n    m['b'] = request.args['q']\n    sink(m.get('b'))\n",
+        "def f():\n    c = configparser.ConfigParser()\n    c.set('s', 'k', request.form['v'])\n    sink(c.get('s', 'k'))\n",
+        "def f():\n    lst = ['safe']\n    lst.append(request.args['q'])\n    sink(lst[1])\n",
+        "def f():\n    lst = []\n    lst.append(request.args['q'])\n    sink(' '.join(lst))\n",
+        "def f():\n    sink('ls ' + os.getenv('DIR'))\n",
+        # a constant subject still takes the tainted case
+        "def f():\n    guess = 'ABC'[0]\n    match guess:\n        case 'A':\n            v = request.data\n        case _:\n            v = ''\n    sink(v)\n",
+        # the request held by an object: self.request
+        "def f(self):\n    sink(self.request.form.get('a'))\n",
     ],
 )
 def test_tainted(source: str) -> None:
@@ -59,6 +69,15 @@ def test_tainted(source: str) -> None:
         "def f():\n    bar = request.args['n']\n    if not bar.isdigit():\n        return 'digits only'\n    sink(bar)\n",
         # reassigned before use
         "def f():\n    bar = request.args['x']\n    bar = 'safe!'\n    sink(bar)\n",
+        # the constant entry read with .get, the constant ConfigParser key, the list position left after pop
+        "def f():\n    m = {}\n    m['a'] = 'fixed'\n    m['b'] = request.args['x']\n    sink(m.get('a'))\n",
+        "def f():\n    c = configparser.ConfigParser()\n    c.set('s', 'a', 'ok')\n    c.set('s', 'b', request.form['v'])\n"
+        "    sink(c.get('s', 'a'))\n",
+        "def f():\n    lst = []\n    lst.append('safe')\n    lst.append(request.args['q'])\n    lst.append('more')\n"
+        "    lst.pop(0)\n    sink(lst[1])\n",
+        # a constant match subject takes only its case
+        "def f():\n    guess = 'ABC'[1]\n    match guess:\n        case 'A':\n            v = request.data\n        case 'B':\n            v = 'bob'\n"
+        "        case _:\n            v = request.data\n    sink(v)\n",
     ],
 )
 def test_clean(source: str) -> None:

@@ -351,6 +351,13 @@ def _random_hit(module: PyModule, node: ast.Call, qualified: str, context: str) 
     match=[
         example("""
             import hashlib
+            def store(value):
+                digest = hashlib.new("md5", value.encode()).hexdigest()
+                with open("passwordFile.txt", "a") as fh:
+                    fh.write(digest)
+        """),
+        example("""
+            import hashlib
 
             def hash_password(password, salt):
                 return hashlib.md5((salt + password).encode()).hexdigest()

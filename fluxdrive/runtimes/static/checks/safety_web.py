@@ -477,6 +477,14 @@ def open_redirect(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
                 def hello():
                     return jsonify(name=request.args.get("name"))
         """),
+        example("""
+            from flask import make_response, request
+            def init(app):
+                @app.route("/hello")
+                def hello():
+                    response = make_response(("Saved.", {"X-Name": request.args.get("name")}))
+                    return response
+        """),
     ],
     nodes=(ast.Return, ast.Call),
 )
@@ -487,7 +495,12 @@ def xss(module: PyModule, node: ast.Return | ast.Call) -> Iterator[CheckHit]:
         value = node.value if function is not None and _is_route(module, function) else None
     else:
         value = sink_argument(module, node, "html")
-    source = tainted_at(module, node, value, module.taint_spec.cleaners_for("html")) if value is not None else None
+        if isinstance(value, ast.Tuple) and value.elts:  # make_response((body, headers)): the body is the HTML
+            value = value.elts[0]
+    cleaners = module.taint_spec.cleaners_for("html")
+    if isinstance(node, ast.Return):  # a response object was judged where it was built (make_response above)
+        cleaners += tuple(sorted(module.taint_spec.sinks["html"].calls)) if "html" in module.taint_spec.sinks else ()
+    source = tainted_at(module, node, value, cleaners) if value is not None else None
     if source:
         yield CheckHit(
             line=node.lineno,

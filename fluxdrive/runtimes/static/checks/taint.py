@@ -40,6 +40,7 @@ from fluxdrive.runtimes.static.checks.taint_spec import TaintSpec, shipped
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 _UNKNOWN = object()
+_CONFIG_PARSERS = frozenset({"ConfigParser", "RawConfigParser", "SafeConfigParser"})
 _MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "extendleft", "put"})
 _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
@@ -77,9 +78,11 @@ class State:
     taint: dict[str, str | None] = field(default_factory=dict)
     consts: dict[str, Any] = field(default_factory=dict)
     entries: dict[str, dict[Any, str | None]] = field(default_factory=dict)
+    items: dict[str, list[str | None]] = field(default_factory=dict)  # lists whose every position is known
 
     def copy(self) -> State:
-        return State(dict(self.taint), dict(self.consts), {k: dict(v) for k, v in self.entries.items()})
+        entries = {k: dict(v) for k, v in self.entries.items()}
+        return State(dict(self.taint), dict(self.consts), entries, {k: list(v) for k, v in self.items.items()})
 
     def merge(self, other: State) -> State:
         """Either path may have run: a name is tainted if it is on one; a constant only if equal on both."""
@@ -89,7 +92,12 @@ class State:
         for name in {*self.entries, *other.entries}:
             mine, theirs = self.entries.get(name, {}), other.entries.get(name, {})
             entries[name] = {k: mine.get(k) or theirs.get(k) for k in {*mine, *theirs}}
-        return State(taint, consts, entries)
+        items = {
+            name: [a or b for a, b in zip(mine_items, other.items[name], strict=True)]
+            for name, mine_items in self.items.items()
+            if name in other.items and len(other.items[name]) == len(mine_items)
+        }
+        return State(taint, consts, entries, items)
 
 
 class Flow:
@@ -111,6 +119,7 @@ class Flow:
         self.before: dict[ast.AST, State] = {}
         self.parsed_from: dict[str, str] = {}  # url -> bar for url = urlparse(bar)
         self.instances: dict[str, str] = {}  # wrapper -> the project class it was built from
+        self.configs: set[str] = set()  # names bound to a configparser.ConfigParser()
         start = State()
         if parameters:  # a caller, or a route (`/user/<name>`), chooses them
             arguments = function.args
@@ -181,6 +190,9 @@ class Flow:
             after = after.merge(self._block(node.orelse, after.copy()))
             return self._block(node.finalbody, after)
         elif isinstance(node, ast.Match):
+            chosen = _chosen_case(node, self.const(node.subject, state))
+            if chosen is not None:  # a constant subject: only the case it matches runs
+                return self._block(chosen.body, state)
             merged: State | None = None
             for case in node.cases:
                 branch = self._block(case.body, state.copy())
@@ -191,14 +203,52 @@ class Flow:
     def _mutation(self, call: ast.Call, state: State) -> None:
         """``items.append(param)``: a container that takes in a tainted value is tainted."""
         func = call.func
-        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in _MUTATORS):
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
             return
         name = func.value.id
+        if name in state.items and self._list_update(name, call, state):
+            return
+        if func.attr == "set" and name in self.configs and len(call.args) == 3 and name in state.entries:
+            key = _entry_key(self, call.args[:2], state, configparser=True)
+            if key is not _UNKNOWN:  # conf.set("section", "key", value)
+                state.entries[name][key] = self.eval(call.args[2], state)
+                return
+        if func.attr not in _MUTATORS:
+            return
         found = next((t for a in [*call.args, *(k.value for k in call.keywords)] if (t := self.eval(a, state))), None)
         if found:
             state.taint[name] = state.taint.get(name) or found
             state.entries.pop(name, None)
             state.consts.pop(name, None)
+
+    def _list_update(self, name: str, call: ast.Call, state: State) -> bool:
+        """Follow ``append`` / ``insert`` / ``pop`` on a list whose positions are known.
+
+        False when the list is not followed (and is no longer tracked): the caller falls
+        back to whole-list taint.
+        """
+        items = state.items[name]
+        method = call.func.attr if isinstance(call.func, ast.Attribute) else ""
+        args = call.args
+        index = self.const(args[0], state) if args and method in {"insert", "pop"} else None
+        added: ast.expr | None = None
+        if call.keywords:
+            pass
+        elif method == "append" and len(args) == 1:
+            added = args[0]
+            items.append(self.eval(added, state))
+        elif method == "insert" and len(args) == 2 and isinstance(index, int):
+            added = args[1]
+            items.insert(index, self.eval(added, state))
+        elif method == "pop" and items and (not args or (isinstance(index, int) and -len(items) <= index < len(items))):
+            items.pop(index if isinstance(index, int) else -1)
+            return True
+        if added is None:
+            del state.items[name]
+            return False
+        state.taint[name] = state.taint.get(name) or self.eval(added, state)
+        state.consts.pop(name, None)
+        return True
 
     def _assign(self, target: ast.expr, value: ast.expr, state: State) -> None:
         taint = self.eval(value, state)
@@ -216,6 +266,9 @@ class Flow:
             self.parsed_from[target.id] = value.args[0].id
         if isinstance(target, ast.Name):
             state.taint[target.id] = taint
+            state.items.pop(target.id, None)
+            if isinstance(value, ast.List) and not any(isinstance(e, ast.Starred) for e in value.elts):
+                state.items[target.id] = [self.eval(e, state) for e in value.elts]
             constant = self.const(value, state)
             if constant is _UNKNOWN:
                 state.consts.pop(target.id, None)
@@ -227,6 +280,9 @@ class Flow:
                     for k, v in zip(value.keys, value.values, strict=True)
                     if k
                 }
+            elif isinstance(value, ast.Call) and call_name(value).rsplit(".", 1)[-1] in _CONFIG_PARSERS:
+                self.configs.add(target.id)
+                state.entries[target.id] = {}
             else:
                 state.entries.pop(target.id, None)
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
@@ -258,6 +314,10 @@ class Flow:
                 return node.attr
             return self.eval(node.value, state)
         if isinstance(node, ast.Subscript):
+            if isinstance(node.value, ast.Name) and node.value.id in state.items:
+                items, index = state.items[node.value.id], self.const(node.slice, state)
+                if isinstance(index, int) and -len(items) <= index < len(items):
+                    return items[index]
             if isinstance(node.value, ast.Name) and node.value.id in state.entries:
                 key = self.const(node.slice, state)
                 entries = state.entries[node.value.id]
@@ -292,6 +352,9 @@ class Flow:
             return spec.calls[name]
         if tail in spec.methods:
             return spec.methods[tail]
+        entry = self._entry_call(node, state)
+        if entry is not _UNKNOWN:
+            return entry if isinstance(entry, str) else None
         summary = self.resolver.summary(node, self.instances) if self.resolver is not None else None
         if summary is not None and summary.kind != "pass":
             return summary.label or None
@@ -303,6 +366,19 @@ class Flow:
             if found:
                 return found
         return None
+
+    def _entry_call(self, node: ast.Call, state: State) -> Any:
+        """``m.get("k")`` on a dict, ``conf.get("s", "k")`` on a ConfigParser whose entries are known."""
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr == "get"):
+            return _UNKNOWN
+        entries = state.entries.get(func.value.id)
+        if entries is None or not node.args:
+            return _UNKNOWN
+        key = _entry_key(self, node.args, state, configparser=func.value.id in self.configs)
+        if key is _UNKNOWN:
+            return next((t for t in entries.values() if t), None) or state.taint.get(func.value.id)
+        return entries.get(key)
 
     def const(self, node: ast.AST | None, state: State) -> Any:  # noqa: C901 - one branch per node kind
         """The constant value of ``node`` when it is known, else ``_UNKNOWN``."""
@@ -335,6 +411,11 @@ class Flow:
                 return _COMPARE[type(node.ops[0])](left, right)
             except TypeError:
                 return _UNKNOWN
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
+            value, index = self.const(node.value, state), self.const(node.slice, state)
+            if isinstance(value, str | tuple) and isinstance(index, int) and -len(value) <= index < len(value):
+                return value[index]
+            return _UNKNOWN
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
             value = self.const(node.value, state)
             lower = self.const(node.slice.lower, state) if node.slice.lower else None
@@ -342,6 +423,38 @@ class Flow:
             if isinstance(value, str) and lower is not _UNKNOWN and upper is not _UNKNOWN:
                 return value[lower:upper]
         return _UNKNOWN
+
+
+def _entry_key(flow: Flow, args: list[ast.expr], state: State, *, configparser: bool) -> Any:
+    """The constant key of an entry: ``"k"`` for a dict, ``("section", "k")`` for a ConfigParser."""
+    if configparser:
+        if len(args) < 2:
+            return _UNKNOWN
+        section, key = flow.const(args[0], state), flow.const(args[1], state)
+        return _UNKNOWN if _UNKNOWN in (section, key) else (section, key)
+    return flow.const(args[0], state)
+
+
+def _chosen_case(node: ast.Match, subject: Any) -> ast.match_case | None:
+    """The case a constant subject takes, when every pattern before it is a literal (or ``_``)."""
+    if subject is _UNKNOWN:
+        return None
+    for case in node.cases:
+        if case.guard is not None:
+            return None
+        pattern = case.pattern
+        options = pattern.patterns if isinstance(pattern, ast.MatchOr) else [pattern]
+        if isinstance(pattern, ast.MatchAs) and pattern.pattern is None:
+            return case  # the wildcard
+        if not all(isinstance(p, ast.MatchValue) and isinstance(p.value, ast.Constant) for p in options):
+            return None
+        if any(
+            p.value.value == subject
+            for p in options
+            if isinstance(p, ast.MatchValue) and isinstance(p.value, ast.Constant)
+        ):
+            return case
+    return None
 
 
 def _request_object(node: ast.AST, objects: frozenset[str]) -> str | None:
