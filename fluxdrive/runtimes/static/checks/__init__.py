@@ -12,6 +12,7 @@ MODULES = (
     "safety_http",
     "safety_web",
     "safety_declared",
+    "safety_xml",
     "correctness_values",
     "correctness_errors",
     "correctness_concurrency",
