@@ -42,6 +42,8 @@ def _sink(source: str) -> str | None:
         "def f():\n    sink('ls ' + os.getenv('DIR'))\n",
         # a constant subject still takes the tainted case
         "def f():\n    guess = 'ABC'[0]\n    match guess:\n        case 'A':\n            v = request.data\n        case _:\n            v = ''\n    sink(v)\n",
+        # request.path of a handler with a variable URL rule is the client's
+        "@app.route('/files/<name>')\ndef f(name):\n    sink(request.path.split('/')[2])\n",
         # the request held by an object: self.request
         "def f(self):\n    sink(self.request.form.get('a'))\n",
     ],
@@ -75,6 +77,10 @@ def test_tainted(source: str) -> None:
         "    sink(c.get('s', 'a'))\n",
         "def f():\n    lst = []\n    lst.append('safe')\n    lst.append(request.args['q'])\n    lst.append('more')\n"
         "    lst.pop(0)\n    sink(lst[1])\n",
+        # request.path of a handler serving one fixed rule is not the client's
+        "@app.route('/benchmark/x', methods=['POST'])\ndef f():\n    parts = request.path.split('/')\n    sink(parts[1])\n",
+        # constant string methods fold
+        "def f():\n    bar = request.args['x']\n    if 'a,b'.split(',')[1] == 'b':\n        bar = 'fixed'\n    sink(bar)\n",
         # a constant match subject takes only its case
         "def f():\n    guess = 'ABC'[1]\n    match guess:\n        case 'A':\n            v = request.data\n        case 'B':\n            v = 'bob'\n"
         "        case _:\n            v = request.data\n    sink(v)\n",

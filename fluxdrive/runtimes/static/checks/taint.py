@@ -41,6 +41,8 @@ from fluxdrive.runtimes.static.checks.taint_spec import TaintSpec, shipped
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 _UNKNOWN = object()
 _CONFIG_PARSERS = frozenset({"ConfigParser", "RawConfigParser", "SafeConfigParser"})
+_STR_METHODS = frozenset({"split", "rsplit", "strip", "lstrip", "rstrip", "lower", "upper", "replace"})
+_ROUTE_METHODS = frozenset({"route", "get", "post", "put", "patch", "delete"})
 _MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "extendleft", "put"})
 _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
@@ -120,6 +122,9 @@ class Flow:
         self.parsed_from: dict[str, str] = {}  # url -> bar for url = urlparse(bar)
         self.instances: dict[str, str] = {}  # wrapper -> the project class it was built from
         self.configs: set[str] = set()  # names bound to a configparser.ConfigParser()
+        self.fixed_path = _fixed_route(
+            function
+        )  # request.path is not the client's in a handler whose one URL rule has no variables
         start = State()
         if parameters:  # a caller, or a route (`/user/<name>`), chooses them
             arguments = function.args
@@ -265,11 +270,11 @@ class Flow:
         ):
             self.parsed_from[target.id] = value.args[0].id
         if isinstance(target, ast.Name):
-            state.taint[target.id] = taint
+            constant = self.const(value, state)
+            state.taint[target.id] = taint if constant is _UNKNOWN else None  # a known constant carries nothing
             state.items.pop(target.id, None)
             if isinstance(value, ast.List) and not any(isinstance(e, ast.Starred) for e in value.elts):
                 state.items[target.id] = [self.eval(e, state) for e in value.elts]
-            constant = self.const(value, state)
             if constant is _UNKNOWN:
                 state.consts.pop(target.id, None)
             else:
@@ -308,6 +313,8 @@ class Flow:
             return state.taint.get(node.id)
         if isinstance(node, ast.Attribute):
             request = _request_object(node.value, self.spec.objects)
+            if request and node.attr == "path" and self.fixed_path:  # the one rule the handler serves
+                return None
             if node.attr in self.spec.fields and request:
                 return f"{request}.{node.attr}"
             if node.attr in self.spec.objects and isinstance(node.value, ast.Name):  # self.request
@@ -388,6 +395,12 @@ class Flow:
             return node.value
         if isinstance(node, ast.Name):
             return state.consts.get(node.id, _UNKNOWN)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STR_METHODS:
+            receiver = self.const(node.func.value, state)
+            args = [self.const(a, state) for a in node.args]
+            if not isinstance(receiver, str) or node.keywords or not all(isinstance(a, str | int) for a in args):
+                return _UNKNOWN
+            return getattr(receiver, node.func.attr)(*args)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.Not):
             value = self.const(node.operand, state)
             if value is _UNKNOWN:
@@ -413,7 +426,7 @@ class Flow:
                 return _UNKNOWN
         if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
             value, index = self.const(node.value, state), self.const(node.slice, state)
-            if isinstance(value, str | tuple) and isinstance(index, int) and -len(value) <= index < len(value):
+            if isinstance(value, str | tuple | list) and isinstance(index, int) and -len(value) <= index < len(value):
                 return value[index]
             return _UNKNOWN
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
@@ -423,6 +436,18 @@ class Flow:
             if isinstance(value, str) and lower is not _UNKNOWN and upper is not _UNKNOWN:
                 return value[lower:upper]
         return _UNKNOWN
+
+
+def _fixed_route(function: Function) -> str | None:
+    """The URL rule of a handler whose route decorators all name one rule without variables (``/a/b``)."""
+    rules = set()
+    calls = [d for d in function.decorator_list if isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute)]
+    for decorator in calls:
+        if decorator.func.attr in _ROUTE_METHODS and decorator.args:  # type: ignore[attr-defined]
+            first = decorator.args[0]
+            rules.add(first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None)
+    rule = rules.pop() if len(rules) == 1 else None
+    return rule if rule is not None and rule.startswith("/") and "<" not in rule and "{" not in rule else None
 
 
 def _entry_key(flow: Flow, args: list[ast.expr], state: State, *, configparser: bool) -> Any:
