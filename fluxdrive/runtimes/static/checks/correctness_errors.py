@@ -373,6 +373,9 @@ def _assigned_leak(module: PyModule, function: Function, node: ast.Call, qualifi
         "'Too many open files'.",
         f"Use `with {call_name(node)}(...) as {target.id}:` (contextlib.closing for objects whose "
         "context manager does not close), or close it in a finally block.",
+        # a leaked connection or process exhausts a pool or the process table under load; a file
+        # handle is closed when the function's frame goes (CPython) and costs one descriptor meanwhile
+        severity="P2" if kind == "file" else None,
     )
 
 
