@@ -78,18 +78,6 @@ def _outside_input(node: ast.expr, function: Function | None, values: dict[str, 
 # SQL
 
 
-SQL_SINKS = (
-    "execute",
-    "executemany",
-    "executescript",
-    "raw",
-    "text",
-    "query",
-    "read_sql",
-    "read_sql_query",
-)
-
-
 def _how(node: ast.AST) -> str:
     if isinstance(node, ast.JoinedStr):
         return "an f-string"
@@ -141,7 +129,7 @@ def sql_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     if not node.args:
         return
     name = call_name(node)
-    if name.rsplit(".", 1)[-1] not in SQL_SINKS:
+    if name.rsplit(".", 1)[-1] not in module.taint_spec.sinks["sql"].calls:
         return
     function = module.enclosing_function(node)
     query = node.args[0]

@@ -37,8 +37,10 @@ from fluxdrive.runtimes.static.checks.base import (
     python_check,
     resolve,
 )
+from fluxdrive.runtimes.static.checks.taint_spec import TaintSpec
 
 Taint: TypeAlias = tuple[CheckSeverity, str]
+Cleaners: TypeAlias = frozenset[str] | set[str]
 
 
 # --------------------------------------------------------------------------
@@ -57,43 +59,6 @@ NOT_PATH_PARAMS = {
     "response",
 }
 NON_TEXT_TYPES = {"int", "float", "bool", "UUID", "datetime", "date", "Session", "Request"}
-PATH_SANITIZERS = {
-    "secure_filename",
-    "basename",
-    "safe_join",
-    "is_relative_to",
-    "relative_to",
-    "commonpath",
-}
-FILE_SINKS = {
-    "open",
-    "io.open",
-    "codecs.open",
-    "send_file",
-    "flask.send_file",
-    "FileResponse",
-    "send_from_directory",
-    "os.remove",
-    "os.unlink",
-    "shutil.rmtree",
-    "os.open",
-    "os.listdir",
-    "os.scandir",
-    "os.stat",
-    "os.rename",
-    "os.makedirs",
-    "os.path.exists",
-    "os.path.isfile",
-    "os.path.isdir",
-    "os.path.getsize",
-    "shutil.copy",
-    "shutil.copyfile",
-    "shutil.move",
-}
-PATH_METHODS = {
-    "open", "read_text", "read_bytes", "write_text", "write_bytes", "unlink", "exists", "is_file", "is_dir",
-    "stat", "iterdir", "mkdir", "rmdir", "touch", "rename", "glob",
-}  # fmt: skip
 PATH_TYPES = {"Path", "PurePath", "PosixPath", "WindowsPath"}
 FLASK_PLACEHOLDER = re.compile(r"<(?:(\w+)(?:\([^)]*\))?:)?(\w+)>")
 
@@ -122,23 +87,23 @@ def _route_params(function: Function) -> set[str]:
     return {a.arg for a in candidates if _client_param(a, defaults.get(a.arg))}
 
 
-def _taint(node: ast.AST, function: Function, params: set[str], depth: int = 0) -> Taint | None:
+def _taint(node: ast.AST, function: Function, params: set[str], clean: Cleaners, depth: int = 0) -> Taint | None:
     """(severity, source) when an expression carries client input, else None."""
     if depth > 10:
         return None
     field = request_field(node)
     if field:
         return "P0", field
-    if isinstance(node, ast.Call) and name_tail(call_name(node)) in PATH_SANITIZERS:
+    if isinstance(node, ast.Call) and name_tail(call_name(node)) in clean:
         return None
     if isinstance(node, ast.Name):
         if node.id in params:
             return "P1", f"route parameter `{node.id}`"
         value = resolve(node, function)
-        return None if value is node else _taint(value, function, params, depth + 1)
+        return None if value is node else _taint(value, function, params, clean, depth + 1)
     found: Taint | None = None
     for child in ast.iter_child_nodes(node):
-        hit = _taint(child, function, params, depth + 1)
+        hit = _taint(child, function, params, clean, depth + 1)
         if hit and (found is None or hit[0] == "P0"):
             found = hit
     return found
@@ -154,15 +119,16 @@ def _pathlike(node: ast.expr, function: Function, depth: int = 0) -> bool:
     return False
 
 
-def _path_sink(node: ast.Call, function: Function) -> tuple[ast.expr, str] | None:
+def _path_sink(node: ast.Call, function: Function, spec: TaintSpec) -> tuple[ast.expr, str] | None:
     """(path expression, label) when a call opens, sends or deletes a file."""
     name = call_name(node)
-    if name in FILE_SINKS or name_tail(name) in {"send_file", "FileResponse", "send_from_directory"}:
+    files, paths = spec.sinks["path"], spec.sinks["path_object"]
+    if name in files.calls or name_tail(name) in {"send_file", "FileResponse", "send_from_directory"}:
         # send_from_directory joins safely itself: only its directory argument is a risk
-        arg = first_arg(node, "path", "file", "directory", "path_or_file")
+        arg = first_arg(node, *files.keywords)
         return (arg, f"{name}()") if arg is not None else None
     func = node.func
-    if isinstance(func, ast.Attribute) and func.attr in PATH_METHODS:
+    if isinstance(func, ast.Attribute) and func.attr in paths.calls:
         return (func.value, f"Path.{func.attr}()") if _pathlike(func.value, function) else None
     if isinstance(func, ast.Attribute) and func.attr == "save" and node.args:
         upload = from_request(resolve(func.value, function)) == "request.files"
@@ -172,13 +138,13 @@ def _path_sink(node: ast.Call, function: Function) -> tuple[ast.expr, str] | Non
 
 def _flow_taint(module: PyModule, node: ast.Call, path: ast.expr) -> Taint | None:
     """Request data the path carries by taint tracking (through helpers, loops, dict entries), as P1."""
-    source = tainted_at(module, node, path, tuple(PATH_SANITIZERS))
+    source = tainted_at(module, node, path, module.taint_spec.cleaners_for("path"))
     return ("P1", source) if source else None
 
 
-def _sanitizes_paths(function: Function) -> bool:
+def _sanitizes_paths(function: Function, clean: Cleaners) -> bool:
     tails = {name_tail(call_name(n)) for n in walk_function(function) if isinstance(n, ast.Call)}
-    if tails & PATH_SANITIZERS:
+    if tails & clean:
         return True
     return "startswith" in tails and bool(tails & {"realpath", "abspath", "resolve"})
 
@@ -246,17 +212,20 @@ def _sanitizes_paths(function: Function) -> bool:
     ],
 )
 def path_traversal(module: PyModule) -> Iterator[CheckHit]:
+    spec = module.taint_spec
+    clean = frozenset(spec.cleaners_for("path"))
     for function in module.function_defs:
-        sinks = [(n, s) for n in walk_function(function) if isinstance(n, ast.Call) and (s := _path_sink(n, function))]
-        if not sinks or _sanitizes_paths(function):
+        calls = [n for n in walk_function(function) if isinstance(n, ast.Call)]
+        sinks = [(n, s) for n in calls if (s := _path_sink(n, function, spec))]
+        if not sinks or _sanitizes_paths(function, clean):
             continue
         params = _route_params(function)
         lines: set[int] = set()
         for node, sink in sinks:
             if node.lineno in lines or module.enclosing_function(node) is not function:
                 continue
-            taint = _taint(sink[0], function, params) or _flow_taint(module, node, sink[0])
-            if taint is None or proven_clean(module, node, sink[0], tuple(PATH_SANITIZERS)):
+            taint = _taint(sink[0], function, params, clean) or _flow_taint(module, node, sink[0])
+            if taint is None or proven_clean(module, node, sink[0], spec.cleaners_for("path")):
                 continue
             lines.add(node.lineno)
             yield CheckHit(

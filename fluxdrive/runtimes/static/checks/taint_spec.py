@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-SINK_KINDS = ("ldap", "redirect", "html")
+SINK_KINDS = ("ldap", "redirect", "html", "path", "path_object", "sql")
 
 
 @dataclass(frozen=True, slots=True)
