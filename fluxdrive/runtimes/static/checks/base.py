@@ -231,8 +231,15 @@ class PyModule:
         """The nodes of the given (concrete) types, in walk order."""
         if len(types) == 1:
             return self.by_type.get(types[0], [])
-        wanted = set(types)
-        return self.memo(("of_type", types), lambda: [node for node in self.nodes if type(node) in wanted])
+        return self.memo(("of_type", types), lambda: self._merged(types))
+
+    def _merged(self, types: tuple[type[ast.AST], ...]) -> list[ast.AST]:
+        """The nodes of several types in walk order: their lists merged, not a new walk."""
+        lists = [self.by_type[kind] for kind in types if kind in self.by_type]
+        if len(lists) <= 1:
+            return list(lists[0]) if lists else []
+        order = self.memo("walk order", lambda: {node: i for i, node in enumerate(self.nodes)})
+        return sorted((node for nodes in lists for node in nodes), key=order.__getitem__)
 
     @functools.cached_property
     def function_defs(self) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:

@@ -52,7 +52,11 @@ from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name,
 )
 def tainted_call(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     name = call_name(node)
-    for sink in module.taint_spec.custom:
+    spec = module.taint_spec
+    tails = module.memo("declared sink tails", lambda: {c.rsplit(".", 1)[-1] for s in spec.custom for c in s.calls})
+    if name.rsplit(".", 1)[-1] not in tails:
+        return
+    for sink in spec.custom:
         if not any(name == call or name.endswith("." + call) for call in sink.calls):
             continue
         value = sink.value(node.args, {k.arg: k.value for k in node.keywords if k.arg})
