@@ -26,26 +26,38 @@ def statement_of(module: PyModule, node: ast.AST) -> ast.AST:
     return next((p for p in module.ancestors(node) if isinstance(p, ast.stmt)), node)
 
 
-def _flow(module: PyModule, node: ast.AST, parameters: bool, cleaners: tuple[str, ...]) -> tuple[Flow, ast.AST] | None:
+def _flow(
+    module: PyModule, node: ast.AST, parameters: bool, cleaners: tuple[str, ...], quotes: bool = False
+) -> tuple[Flow, ast.AST] | None:
     """The flow of the function holding ``node`` and the statement holding ``node`` (None outside functions)."""
     function = module.enclosing_function(node)
     if function is None:
         return None
     flow = module.memo(
-        ("flow", function, parameters, cleaners),
+        ("flow", function, parameters, cleaners, quotes),
         lambda: Flow(
-            function, parameters=parameters, spec=module.taint_spec, cleaners=cleaners, resolver=module.resolver
+            function,
+            parameters=parameters,
+            spec=module.taint_spec,
+            cleaners=cleaners,
+            resolver=module.resolver,
+            quote_escapes=quotes,
         ),
     )
     statement = statement_of(module, node)
     return (flow, statement) if statement in flow.before else None
 
 
-def tainted_at(module: PyModule, node: ast.AST, value: ast.AST | None, cleaners: tuple[str, ...] = ()) -> str | None:
-    """The outside source ``value`` carries where ``node`` runs (the request, input; not parameters), or None."""
+def tainted_at(
+    module: PyModule, node: ast.AST, value: ast.AST | None, cleaners: tuple[str, ...] = (), *, quotes: bool = False
+) -> str | None:
+    """The outside source ``value`` carries where ``node`` runs (the request, input; not parameters), or None.
+
+    ``quotes``: the value lands inside a quoted literal, so escaping the quote character cleans it.
+    """
     if value is None:
         return None
-    found = _flow(module, node, False, cleaners)
+    found = _flow(module, node, False, cleaners, quotes)
     return found[0].taint_at(value, found[1]) if found is not None else None
 
 

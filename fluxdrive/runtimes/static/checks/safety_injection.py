@@ -23,7 +23,7 @@ from fluxdrive.runtimes.static.checks._common import (
     snippet,
     walk_function,
 )
-from fluxdrive.runtimes.static.checks._flows import proven_clean
+from fluxdrive.runtimes.static.checks._flows import proven_clean, tainted_at
 from fluxdrive.runtimes.static.checks.base import (
     SQL_WORDS,
     CheckHit,
@@ -245,6 +245,14 @@ def _quoted(node: ast.expr) -> bool:
     match=[
         example("""
             import subprocess
+            from flask import request
+            def echo():
+                command = "sh -c "
+                command += f"echo {request.args['text']}"
+                return subprocess.run(command, shell=True, capture_output=True).stdout
+        """),
+        example("""
+            import subprocess
 
             def deploy(host):
                 subprocess.run(f"ssh {host} systemctl restart app", shell=True, check=True)
@@ -328,9 +336,10 @@ def command_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     argv_shell = "', '-c'" in label
     if isinstance(built, ast.List | ast.Tuple) and not argv_shell:  # with a shell only the first item is run
         built = built.elts[0] if built.elts else ast.Constant("")
-    if (not argv_shell and _quoted(built)) or proven_clean(module, node, command):
+    outside = tainted_at(module, node, command, ("quote",))  # built up by += or through helpers
+    if outside is None and ((not argv_shell and _quoted(built)) or proven_clean(module, node, command)):
         return
-    source = from_request(built)
+    source = from_request(built) or outside
     strong = is_dynamic_string(built) or source is not None or argv_shell
     call = label.replace("…", snippet(command, 30), 1)
     origin = f"built from {source or 'runtime data'}" if strong else f"from `{snippet(command)}`"
@@ -449,9 +458,10 @@ def eval_exec(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     compiled = resolve_value(code, function, values)
     if isinstance(compiled, ast.Call) and call_name(compiled) == "compile" and compiled.args:
         code = compiled.args[0]  # exec(compile(src, ...)): judge the source text
-    if _constant_code(resolve_value(code, function, values)) or proven_clean(module, node, code):
+    outside = tainted_at(module, node, code)  # the last assignment is not the only one that can reach here
+    if outside is None and (_constant_code(resolve_value(code, function, values)) or proven_clean(module, node, code)):
         return
-    origin = _outside_input(code, function, values)
+    origin = _outside_input(code, function, values) or outside
     yield CheckHit(
         line=node.lineno,
         title=(

@@ -358,6 +358,12 @@ _XPATH_CALLS = {"XPath", "xpath", "XPathEvaluator", "evaluate", "find", "findall
     summary="an XPath expression is built from request data (use XPath variables instead)",
     match=[
         example("""
+            import elementpath
+            from flask import request
+            def employee(root):
+                return elementpath.select(root, f"//user[@id='{request.args['id']}']")
+        """),
+        example("""
             import lxml.etree
             from flask import request
             def employee(root):
@@ -371,6 +377,13 @@ _XPATH_CALLS = {"XPath", "xpath", "XPathEvaluator", "evaluate", "find", "findall
         """),
     ],
     no_match=[
+        example("""
+            import elementpath
+            from flask import request
+            def employee(root):
+                uid = request.args["id"].replace("'", "&apos;")
+                return elementpath.select(root, f"//user[@id='{uid}']")
+        """),
         example("""
             from flask import request
             def employee(tree):
@@ -389,7 +402,9 @@ def xpath_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     name = call_name(node)
     if name.rsplit(".", 1)[-1] not in _XPATH_CALLS or (name.rsplit(".", 1)[-1] == name and name != "XPath"):
         return
-    source = tainted_at(module, node, node.args[0])
+    qualified = qualified_name(node, module.imports)
+    query = node.args[1] if qualified.startswith("elementpath.") and len(node.args) > 1 else node.args[0]
+    source = tainted_at(module, node, query, quotes=True)  # elementpath.select(root, path): the path comes second
     if source and not (node.keywords and name.endswith("xpath")):
         yield CheckHit(
             line=node.lineno,

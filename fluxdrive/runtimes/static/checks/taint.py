@@ -113,11 +113,13 @@ class Flow:
         spec: TaintSpec | None = None,
         cleaners: tuple[str, ...] = (),
         resolver: Resolver | None = None,
+        quote_escapes: bool = False,
     ) -> None:
         self.function = function
         self.spec = spec or shipped()
         self.cleaners = cleaners  # words in a call's name that make its result clean for this sink (``escape``)
         self.resolver = resolver
+        self.quote_escapes = quote_escapes  # x.replace("'", "&apos;") is clean inside a quoted literal (XPath, SQL)
         self.before: dict[ast.AST, State] = {}
         self.parsed_from: dict[str, str] = {}  # url -> bar for url = urlparse(bar)
         self.instances: dict[str, str] = {}  # wrapper -> the project class it was built from
@@ -355,6 +357,9 @@ class Flow:
         spec = self.spec
         if name in spec.clean or (self.cleaners and any(w in tail for w in self.cleaners)):
             return None
+        escaped = tail == "replace" and len(node.args) == 2 and self.quote_escapes
+        if escaped and _escapes_quote(self.const(node.args[0], state), self.const(node.args[1], state)):
+            return None
         if name in spec.calls:
             return spec.calls[name]
         if tail in spec.methods:
@@ -395,6 +400,9 @@ class Flow:
             return node.value
         if isinstance(node, ast.Name):
             return state.consts.get(node.id, _UNKNOWN)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "chr" and node.args:
+            code = self.const(node.args[0], state)
+            return chr(code) if isinstance(code, int) and 0 <= code < 0x110000 else _UNKNOWN
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STR_METHODS:
             receiver = self.const(node.func.value, state)
             args = [self.const(a, state) for a in node.args]
@@ -436,6 +444,13 @@ class Flow:
             if isinstance(value, str) and lower is not _UNKNOWN and upper is not _UNKNOWN:
                 return value[lower:upper]
         return _UNKNOWN
+
+
+def _escapes_quote(quote: Any, replacement: Any) -> bool:
+    """``x.replace("'", "&apos;")`` / ``.replace("'", "''")``: no lone quote survives to end a literal."""
+    if not isinstance(quote, str) or not isinstance(replacement, str):
+        return False
+    return quote in {"'", '"'} and (quote not in replacement or replacement == quote * 2)
 
 
 def _fixed_route(function: Function) -> str | None:
