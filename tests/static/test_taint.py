@@ -39,7 +39,6 @@ def _sink(source: str) -> str | None:
         "def f():\n    c = configparser.ConfigParser()\n    c.set('s', 'k', request.form['v'])\n    sink(c.get('s', 'k'))\n",
         "def f():\n    lst = ['safe']\n    lst.append(request.args['q'])\n    sink(lst[1])\n",
         "def f():\n    lst = []\n    lst.append(request.args['q'])\n    sink(' '.join(lst))\n",
-        "def f():\n    sink('ls ' + os.getenv('DIR'))\n",
         # a constant subject still takes the tainted case
         "def f():\n    guess = 'ABC'[0]\n    match guess:\n        case 'A':\n            v = request.data\n        case _:\n            v = ''\n    sink(v)\n",
         # request.path of a handler with a variable URL rule is the client's
@@ -81,6 +80,13 @@ def test_tainted(source: str) -> None:
         "@app.route('/benchmark/x', methods=['POST'])\ndef f():\n    parts = request.path.split('/')\n    sink(parts[1])\n",
         # constant string methods fold
         "def f():\n    bar = request.args['x']\n    if 'a,b'.split(',')[1] == 'b':\n        bar = 'fixed'\n    sink(bar)\n",
+        # the environment is the operator's; the request's method and route are not the client's text;
+        # a row looked up with the client's value is the database's
+        "def f():\n    sink('ls ' + os.getenv('DIR'))\n",
+        "def f():\n    sink(request.method + request.endpoint)\n",
+        "def f():\n    user = db.execute('SELECT * FROM u WHERE name = ?', (request.form['n'],)).fetchone()\n"
+        "    sink(user['id'])\n",
+        "def f():\n    sink(request.args.get('page', type=int))\n",
         # a constant match subject takes only its case
         "def f():\n    guess = 'ABC'[1]\n    match guess:\n        case 'A':\n            v = request.data\n        case 'B':\n            v = 'bob'\n"
         "        case _:\n            v = request.data\n    sink(v)\n",

@@ -321,7 +321,11 @@ class PyModule:
         return None
 
     def is_test_module(self) -> bool:
-        """Test files get fewer quality findings."""
+        """Test files get fewer quality findings, and no request-taint ones (their apps serve no one)."""
+        return self._test_module
+
+    @functools.cached_property
+    def _test_module(self) -> bool:
         name = self.path.rsplit("/", 1)[-1]
         return (
             name.startswith("test_")

@@ -463,6 +463,12 @@ def open_redirect(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     summary="request data reaches an HTML response unescaped (returned by a view, Markup, make_response)",
     match=[
         example("""
+            import aiohttp_jinja2
+            from jinja2 import PackageLoader
+            def init(app):
+                aiohttp_jinja2.setup(app, loader=PackageLoader("shop", "templates"), autoescape=False)
+        """),
+        example("""
             from flask import request
             def init(app):
                 @app.route("/hello", methods=["POST"])
@@ -477,6 +483,12 @@ def open_redirect(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
         """),
     ],
     no_match=[
+        example("""
+            import aiohttp_jinja2
+            from jinja2 import PackageLoader, select_autoescape
+            def init(app):
+                aiohttp_jinja2.setup(app, loader=PackageLoader("shop", "templates"), autoescape=select_autoescape())
+        """),
         example("""
             from flask import request
             from markupsafe import escape
@@ -504,10 +516,24 @@ def open_redirect(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     nodes=(ast.Return, ast.Call),
 )
 def xss(module: PyModule, node: ast.Return | ast.Call) -> Iterator[CheckHit]:
+    if isinstance(node, ast.Call) and (engine := _autoescape_off(module, node)):
+        yield CheckHit(
+            line=node.lineno,
+            title=f"Templates render without escaping: {engine}(autoescape=False) {module.where(node)}",
+            why="Every variable a template prints goes into the page as raw HTML, so any value a user "
+            "controls (a name, a comment) can carry a <script> that runs for every visitor.",
+            fix="Turn autoescape on (autoescape=True or select_autoescape(['html', 'xml'])) and mark the "
+            "few trusted HTML fragments with Markup.",
+        )
+        return
     value: ast.AST | None = None
     if isinstance(node, ast.Return):
         function = module.enclosing_function(node)
         value = node.value if function is not None and _is_route(module, function) else None
+        if isinstance(value, ast.Tuple) and value.elts:  # (body, status) / (body, status, headers)
+            value = value.elts[0]
+        if isinstance(value, ast.Dict | ast.List | ast.ListComp | ast.DictComp):
+            value = None  # Flask and FastAPI send these as JSON, not HTML
     else:
         value = sink_argument(module, node, "html")
         if isinstance(value, ast.Tuple) and value.elts:  # make_response((body, headers)): the body is the HTML
@@ -525,6 +551,20 @@ def xss(module: PyModule, node: ast.Return | ast.Call) -> Iterator[CheckHit]:
             fix="Render through a template with autoescaping, or escape each value (markupsafe.escape); "
             "never wrap request data in Markup().",
         )
+
+
+def _autoescape_off(module: PyModule, node: ast.Call) -> str | None:
+    """A Jinja set-up call with ``autoescape=False`` (aiohttp_jinja2.setup, jinja2.Template, ...).
+
+    ``jinja2.Environment(autoescape=False)`` itself is ruff's S701; this covers the wrappers
+    that pass the flag on to it.
+    """
+    if not is_literal(keyword(node, "autoescape"), False):
+        return None
+    name = qualified_name(node, module.imports)
+    if "jinja" not in name.lower() or name.endswith("Environment"):
+        return None
+    return call_name(node)
 
 
 def _is_route(module: PyModule, function: Function) -> bool:

@@ -317,6 +317,8 @@ class Flow:
             request = _request_object(node.value, self.spec.objects)
             if request and node.attr == "path" and self.fixed_path:  # the one rule the handler serves
                 return None
+            if request and node.attr in self.spec.safe_fields:
+                return None
             if node.attr in self.spec.fields and request:
                 return f"{request}.{node.attr}"
             if node.attr in self.spec.objects and isinstance(node.value, ast.Name):  # self.request
@@ -357,6 +359,11 @@ class Flow:
         spec = self.spec
         if name in spec.clean or (self.cleaners and any(w in tail for w in self.cleaners)):
             return None
+        if tail in spec.results and isinstance(node.func, ast.Attribute):
+            return None  # a row or a count from the database
+        converted = next((k.value for k in node.keywords if k.arg == "type"), None)
+        if tail == "get" and isinstance(converted, ast.Name) and converted.id in spec.clean:
+            return None  # request.args.get("n", type=int): werkzeug converts (or gives the default)
         escaped = tail == "replace" and len(node.args) == 2 and self.quote_escapes
         if escaped and _escapes_quote(self.const(node.args[0], state), self.const(node.args[1], state)):
             return None

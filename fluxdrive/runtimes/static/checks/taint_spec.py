@@ -51,6 +51,8 @@ class TaintSpec:
     clean: frozenset[str]
     cleaners: Mapping[str, tuple[str, ...]]
     sinks: Mapping[str, Sink]
+    safe_fields: frozenset[str] = frozenset()
+    results: frozenset[str] = frozenset()
     custom: tuple[Sink, ...] = field(default=())
 
     def cleaners_for(self, kind: str) -> tuple[str, ...]:
@@ -114,10 +116,12 @@ def parse(data: object, where: str) -> TaintSpec:
         calls=_table(sources.get("calls"), f"{where}: sources.calls"),
         methods=_table(sources.get("methods"), f"{where}: sources.methods"),
         clean=frozenset(_strings(sanitizers.get("all"), f"{where}: sanitizers.all")),
+        safe_fields=frozenset(_strings(sources.get("safe_fields"), f"{where}: sources.safe_fields")),
+        results=frozenset(_strings(sanitizers.get("results"), f"{where}: sanitizers.results")),
         cleaners={
             kind: tuple(_strings(words, f"{where}: sanitizers.{kind}"))
             for kind, words in sanitizers.items()
-            if kind != "all"
+            if kind not in {"all", "results"}
         },
         sinks={kind: _sink(sinks[kind], f"{where}: sinks.{kind}") for kind in SINK_KINDS if kind in sinks},
         custom=tuple(_sink(item, f"{where}: sinks.calls[{i}]") for i, item in enumerate(custom)),
@@ -137,6 +141,8 @@ def extend(base: TaintSpec, extra: TaintSpec) -> TaintSpec:
         calls={**base.calls, **extra.calls},
         methods={**base.methods, **extra.methods},
         clean=base.clean | extra.clean,
+        safe_fields=base.safe_fields | extra.safe_fields,
+        results=base.results | extra.results,
         cleaners={k: base.cleaners.get(k, ()) + extra.cleaners.get(k, ()) for k in sorted(kinds)},
         sinks=sinks,
         custom=base.custom + extra.custom,
