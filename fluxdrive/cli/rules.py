@@ -39,7 +39,7 @@ def catalog(project: Path | None) -> list[dict[str, Any]]:
         )
     graph_languages = ["python", "javascript", "typescript"]
     rows.extend(
-        _row(f"fluxdrive:{name}", graph_languages, "P1-P3", owner(Claim("fluxdrive", name)), "import-graph analysis")
+        _row(f"fluxdrive:{name}", graph_languages, "P2-P3", owner(Claim("fluxdrive", name)), "import-graph analysis")
         for name in sorted(ARCHITECTURE_CHECKS)
     )
     rows.extend(
@@ -47,7 +47,7 @@ def catalog(project: Path | None) -> list[dict[str, Any]]:
         for code, entry in ruff_table()["codes"].items()
     )
     rows.extend(
-        _row(f"lizard:{kind}", ["many"], "P1-P2", owner(Claim("lizard", kind)), f"function {kind} above the threshold")
+        _row(f"lizard:{kind}", ["many"], "P2-P3", owner(Claim("lizard", kind)), f"function {kind} above the threshold")
         for kind in ("complexity", "length", "parameters")
     )
     secrets = "hard-coded credentials (value masked in every output)"

@@ -266,10 +266,10 @@ class StaticConfig(_Section):
     disabled_rules: list[str] = Field(
         default_factory=list, description="rule ids to skip, e.g. ruff:S101, astgrep:js-console-log"
     )
-    complexity_p2: int = Field(10, ge=1, description="cyclomatic complexity above which a function is P2")
-    complexity_p1: int = Field(20, ge=1, description="cyclomatic complexity above which a function is P1")
-    function_lines_p2: int = Field(80, ge=1, description="function length (code lines) above which it is P2")
-    function_lines_p1: int = Field(200, ge=1, description="function length above which it is P1")
+    complexity_p2: int = Field(10, ge=1, description="cyclomatic complexity above which a function is reported (P3)")
+    complexity_p1: int = Field(20, ge=1, description="cyclomatic complexity above which the finding is P2 (never P1)")
+    function_lines_p2: int = Field(80, ge=1, description="function length (code lines) above which it is reported (P3)")
+    function_lines_p1: int = Field(200, ge=1, description="function length above which the finding is P2 (never P1)")
     max_parameters: int = Field(6, ge=1, description="parameters above which a function is flagged")
     module_lines: int = Field(1000, ge=1, description="code lines above which a module is oversized")
     max_fan_out: int = Field(20, ge=1, description="internal imports above which a module is a hub")

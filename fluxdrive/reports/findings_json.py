@@ -41,8 +41,10 @@ class FindingOut(_Out):
     agents: list[str]
     section: str
     title: str
-    location: str | None
-    locations: list[str]
+    location: str | None = Field(description="the primary place, file:line (locations[0])")
+    locations: list[str] = Field(
+        description="every place: those the agents reported, then the other places a grouped finding stands for"
+    )
     convergence: int = Field(ge=0, description="N: completed agents that reported it")
     population: int = Field(ge=0, description="M: completed agents that received its content")
     convergence_ratio: str = Field(description="N/M")
@@ -62,6 +64,7 @@ class FindingOut(_Out):
     descriptions: dict[str, str]
     source_ids: dict[str, str]
     rules: list[str]
+    cwe: list[str] = Field(description="CWE ids of the weakness (CWE-89), empty when it is not a security weakness")
     discovered_by: str | None
     acknowledged_by: list[str]
 
@@ -199,6 +202,7 @@ def _finding(finding: Finding) -> FindingOut:
         descriptions=finding.descriptions,
         source_ids=finding.source_ids,
         rules=finding.rules,
+        cwe=finding.cwe,
         discovered_by=finding.discovered_by,
         acknowledged_by=finding.acknowledged_by,
     )

@@ -22,6 +22,7 @@ from fluxdrive._confine import is_inside, read_confined
 from fluxdrive._masking import scrub
 from fluxdrive.contracts import OutputStatus, classify_text, is_partial_recovery, output_path, partial_path
 from fluxdrive.contracts.completion import FROZEN_DIR, frozen_path
+from fluxdrive.contracts.fields import read_fields
 from fluxdrive.contracts.outputs import read_head_and_tail
 from fluxdrive.contracts.run_manifest import AgentRecord, RunManifest
 from fluxdrive.errors import FluxdriveError
@@ -40,7 +41,6 @@ NOT_AGENT_REPORTS = {
 _UUID_SEGMENT = re.compile(r"^(?P<agent>.+?)\.(?:[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|[0-9a-f]{8,32})$", re.I)
 _RUN_UUID = re.compile(r"<!--\s*run-uuid:\s*([\w-]+)\s*-->")
 MAX_REPORT_BYTES = 64 * 1024 * 1024
-_RULE_FIELD = re.compile(r"^rule:\s*(\S+)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +96,9 @@ def _from_index(agent: str, text: str, partial: bool) -> tuple[OutputStatus, str
     notes: list[str] = []
     if classified.usable_index:
         for entry in classified.index.entries:
-            rule = next((m.group(1) for f in entry.extra if (m := _RULE_FIELD.match(f))), None)
+            fields = read_fields(entry.extra)
+            location = normalize_location(entry.location)
+            also = (normalize_location(place) for place in fields.also)
             findings.append(
                 RawFinding(
                     agent=agent,
@@ -104,10 +106,12 @@ def _from_index(agent: str, text: str, partial: bool) -> tuple[OutputStatus, str
                     local_id=entry.id,
                     section=entry.section,
                     title=entry.title,
-                    location=normalize_location(entry.location),
+                    location=location,
                     improvement=entry.improvement,
                     partial=partial,
-                    rule=rule,
+                    rule=fields.rule,
+                    cwe=fields.cwe,
+                    also=tuple(dict.fromkeys(p for p in also if p and p != location)),
                 )
             )
     elif status is OutputStatus.MALFORMED:

@@ -1,7 +1,12 @@
 """Deduplication, PROTOCOL.md 5.4, rules in order.
 
 1. Same file:line and same issue -> one finding crediting every agent, the
-   highest severity, every agent's description.
+   highest severity, every agent's description. **Decision**: two findings
+   that each name their analyzer rule (``rule:`` field) and name different
+   rules are different issues, whatever their titles share: a shell
+   injection and ``subprocess.run`` without ``check=`` on one line are two
+   problems, and merging them would hand one's severity to the other's
+   places.
 2. Same file:line, different issues -> kept apart, ``co_located_with``.
 3. Same issue, different locations -> kept apart, ``cross_references``.
 4. Severities disagree -> the most severe wins; ``severity_conflict`` records each agent's.
@@ -177,6 +182,11 @@ def _place_pairs(members: list[int], findings: Sequence[RawFinding], keys: dict[
     return pairs
 
 
+def _rules_agree(a: RawFinding, b: RawFinding) -> bool:
+    """False when both findings name their analyzer rule and the rules differ."""
+    return a.rule is None or b.rule is None or a.rule == b.rule
+
+
 def _merge_same_place(findings: Sequence[RawFinding], similar: Similarity) -> list[Cluster]:
     """Rule 1: union findings at one place that describe one issue."""
     keys = {i: (normalize_title(f.title), meaningful_words(f.title)) for i, f in enumerate(findings)}
@@ -186,7 +196,7 @@ def _merge_same_place(findings: Sequence[RawFinding], similar: Similarity) -> li
     union = _UnionFind(len(findings))
     for members in buckets.values():
         for i, j in _place_pairs(members, findings, keys):
-            if similar.same(keys[i], keys[j]):
+            if _rules_agree(findings[i], findings[j]) and similar.same(keys[i], keys[j]):
                 union.union(i, j)
     groups: dict[int, list[RawFinding]] = defaultdict(list)
     for index, finding in enumerate(findings):

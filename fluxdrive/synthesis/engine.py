@@ -131,6 +131,19 @@ def _preferred(cluster: Cluster, outputs: Mapping[str, AgentOutput]) -> int:
     return min(range(len(cluster.members)), key=rank)
 
 
+def _cwe_number(cwe: str) -> tuple[int, str]:
+    number = cwe.rsplit("-", 1)[-1]
+    return (int(number), cwe) if number.isdigit() else (0, cwe)
+
+
+def _places(cluster: Cluster) -> list[str]:
+    """The places the agents reported (sorted), then every other place a member stands for (``also:``)."""
+    places = dict.fromkeys(cluster.locations)
+    for member in cluster.members:
+        places.update(dict.fromkeys(member.also))
+    return list(places)
+
+
 def _finding(cluster: Cluster, outputs: Mapping[str, AgentOutput]) -> Finding:
     chosen = cluster.members[_preferred(cluster, outputs)]
     descriptions: dict[str, str] = {}
@@ -146,7 +159,7 @@ def _finding(cluster: Cluster, outputs: Mapping[str, AgentOutput]) -> Finding:
         agents=cluster.agents,
         section=chosen.section,
         title=chosen.title,
-        locations=cluster.locations,
+        locations=_places(cluster),
         improvement=chosen.improvement,
         provenance={a: outputs[a].provenance for a in cluster.agents if a in outputs},
         severity_conflict=rated if len(set(rated.values())) > 1 else None,
@@ -154,6 +167,7 @@ def _finding(cluster: Cluster, outputs: Mapping[str, AgentOutput]) -> Finding:
         descriptions=dict(sorted(descriptions.items())),
         source_ids={m.agent: m.local_id for m in sorted(cluster.members, key=lambda m: (m.agent, m.local_id))},
         rules=sorted({m.rule for m in cluster.members if m.rule}),
+        cwe=sorted({c for m in cluster.members for c in m.cwe}, key=_cwe_number),
         members=list(cluster.members),
     )
 

@@ -33,6 +33,8 @@ class RawFinding:
     from_prose: bool = False
     partial: bool = False
     rule: str | None = None
+    cwe: tuple[str, ...] = ()
+    also: tuple[str, ...] = ()  # the other places of a finding that stands for several (index field also:)
 
     @property
     def file(self) -> str | None:
@@ -77,7 +79,7 @@ class Finding:
     agents: list[str]
     section: str
     title: str
-    locations: list[str]
+    locations: list[str]  # the place agents reported first, then the other places a finding stands for
     improvement: bool = False
     convergence: int = 0
     population: int = 0
@@ -97,6 +99,7 @@ class Finding:
     descriptions: dict[str, str] = field(default_factory=dict)
     source_ids: dict[str, str] = field(default_factory=dict)
     rules: list[str] = field(default_factory=list)
+    cwe: list[str] = field(default_factory=list)
     discovered_by: str | None = None
     acknowledged_by: list[str] = field(default_factory=list)
     members: list[RawFinding] = field(default_factory=list, repr=False)

@@ -455,3 +455,49 @@ def recommendations(text: str) -> dict[str, str]:
         if fix and current and current not in found:
             found[current] = " ".join(fix.group(1).split())
     return found
+
+
+_EVIDENCE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?evidence(?:\*\*)?\s*:", re.I)
+_PLACES_LINE = re.compile(r"^\s*(?:rule|also at|other places|other lines)\s*:", re.I)
+
+
+def issue_notes(text: str) -> dict[str, tuple[str, str]]:
+    """Issue id -> (explanation, fix) from a report's Issues Found prose (one pass).
+
+    The explanation is the issue's prose lines that are neither evidence
+    (the ``Evidence:`` line and what is indented under it), nor the fix, nor
+    the lines that only name the rule or other places. Used for help texts
+    (SARIF rule descriptions); never for the findings themselves.
+    """
+    found: dict[str, tuple[list[str], list[str]]] = {}
+    current: str | None = None
+    evidence_indent: int | None = None
+    for _number, line in _lines_outside_fences(text):
+        if _HEADING.match(line):
+            current = None
+            continue
+        start = _ISSUE_START.match(line)
+        if start and line[:1] not in (" ", "\t") and line.count(" | ") < 2:
+            identifier = _ISSUE_ID.search(start.group("rest"))
+            current = identifier.group(1) if identifier else None
+            if current is not None and current in found:
+                current = None  # the first description of an id wins
+            elif current is not None:
+                found[current] = ([], [])
+            evidence_indent = None
+            continue
+        if current is None or not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip())
+        if evidence_indent is not None and indent > evidence_indent:
+            continue
+        evidence_indent = None
+        if _EVIDENCE.match(line):
+            evidence_indent = indent
+            continue
+        fix = _FIX.match(line)
+        if fix:
+            found[current][1].append(" ".join(fix.group(1).split()))
+        elif not _PLACES_LINE.match(line):
+            found[current][0].append(" ".join(line.split()))
+    return {key: (" ".join(why), " ".join(fix)) for key, (why, fix) in found.items()}

@@ -128,9 +128,9 @@ def test_js_webapp(tmp_path: Path) -> None:
     assert _has(safety, "P0", "server.js:15", "exec")
     assert _has(safety, "P0", "server.js:25", "eval")
     assert _has(safety, "P1", "server.js:7", "cors")
-    assert _has(safety, "P1", "server.js:17", "stack")
-    assert _has(found["fd-performance"], "P1", "lib/users.js:7", "loop")
-    assert _has(found["fd-correctness"], "P1", "lib/users.js:14", ".catch")
+    assert _has(safety, "P2", "server.js:17", "stack")
+    assert _has(found["fd-performance"], "P2", "lib/users.js:7", "loop")
+    assert _has(found["fd-correctness"], "P2", "lib/users.js:14", ".catch")
 
 
 def test_go_service_with_docker_ci_and_kubernetes(tmp_path: Path) -> None:
@@ -141,7 +141,7 @@ def test_go_service_with_docker_ci_and_kubernetes(tmp_path: Path) -> None:
     assert _has(safety, "P0", "Dockerfile:2", "db_password")
     assert _has(safety, "P1", ".github/workflows/ci.yml:10", "run")
     assert _has(safety, "P1", "deploy/deployment.yaml:13", "privileged")
-    assert _has(found["fd-correctness"], "P1", "main.go:30", "os.open")
+    assert _has(found["fd-correctness"], "P2", "main.go:30", "os.open")
     assert _has(found["fd-quality"], "P3", "main.go:13", "get_item")
 
 

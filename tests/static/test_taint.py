@@ -43,6 +43,8 @@ def _sink(source: str) -> str | None:
         "def f():\n    guess = 'ABC'[0]\n    match guess:\n        case 'A':\n            v = request.data\n        case _:\n            v = ''\n    sink(v)\n",
         # request.path of a handler with a variable URL rule is the client's
         "@app.route('/files/<name>')\ndef f(name):\n    sink(request.path.split('/')[2])\n",
+        # what is found in a document parsed from the request is the request's
+        "def f():\n    sink(lxml.etree.fromstring(request.data).xpath('//name')[0].text)\n",
         # the request held by an object: self.request
         "def f(self):\n    sink(self.request.form.get('a'))\n",
     ],
@@ -87,6 +89,10 @@ def test_tainted(source: str) -> None:
         "def f():\n    user = db.execute('SELECT * FROM u WHERE name = ?', (request.form['n'],)).fetchone()\n"
         "    sink(user['id'])\n",
         "def f():\n    sink(request.args.get('page', type=int))\n",
+        # nodes found in the server's document by a query from the request are the document's
+        "def f():\n    root = lxml.etree.parse(open('staff.xml'))\n"
+        "    sink(root.xpath(\"//e[@id='\" + request.args['id'] + \"']\")[0].text)\n",
+        "def f():\n    root = ET.parse('staff.xml')\n    sink(elementpath.select(root, '//e[@id=' + request.args['id'] + ']'))\n",
         # a constant match subject takes only its case
         "def f():\n    guess = 'ABC'[1]\n    match guess:\n        case 'A':\n            v = request.data\n        case 'B':\n            v = 'bob'\n"
         "        case _:\n            v = request.data\n    sink(v)\n",

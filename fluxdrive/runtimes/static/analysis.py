@@ -26,7 +26,7 @@ from fluxdrive.runtimes.static.analyzers import (
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
 from fluxdrive.runtimes.static.ownership import ANALYZER_ORDER, Ownership
 from fluxdrive.runtimes.static.parallel import run_per_file
-from fluxdrive.runtimes.static.source import load_sources
+from fluxdrive.runtimes.static.source import load_sources, review_scope
 
 PER_FILE = ("secrets", "patterns", "lizard", "checks")
 ANALYZERS: dict[str, Callable[[AnalyzerContext], AnalyzerOutput]] = {
@@ -59,7 +59,9 @@ class Analysis:
             if self._context is None:
                 started = time.monotonic()
                 root = Path(self.content.root).resolve()
-                loaded = load_sources(root, self.content.files, max_bytes=self.settings.max_file_bytes)
+                named, reviewed = review_scope(self.content.input_type, self.content.files)
+                files, limit = self.content.files, self.settings.max_file_bytes
+                loaded = load_sources(root, files, max_bytes=limit, named=named, reviewed=reviewed)
                 self._context = AnalyzerContext(root, loaded, self.settings, self.ownership.ruff_select)
                 self.load_seconds = time.monotonic() - started
             return self._context

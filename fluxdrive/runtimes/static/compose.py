@@ -2,29 +2,35 @@
 
 Noise control happens here, the same way for every analyzer: hits outside a
 diff's changed lines, disabled rules and lines carrying ``# noqa`` /
-``fluxdrive: ignore[...]`` are dropped; identical hits on one line merge; a
-rule firing more than ``max_per_rule`` times becomes one finding listing
-every place. Evidence and titles are masked before anything is written.
+``fluxdrive: ignore[...]`` are dropped; identical hits on one line merge;
+hits of one rule inside one Python function become one finding with every
+line; a rule firing more than ``max_per_rule`` times becomes one finding
+listing every place. The places travel in the index line (``also:``), as
+does the rule's CWE (``cwe:``, from ``data/rules/cwe.yaml``). Evidence and
+titles are masked before anything is written.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from fluxdrive._masking import mask_text
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import StaticConfig
 from fluxdrive.contracts import IndexEntry, IssueDetail, clean_field
+from fluxdrive.contracts.fields import also_field, cwe_field, rule_field
 from fluxdrive.runtimes.base import ReviewContent
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerOutput
+from fluxdrive.runtimes.static.cwe import cwe_of
 from fluxdrive.runtimes.static.hits import Hit, SecretMask, sort_hits
 from fluxdrive.runtimes.static.ownership import Ownership
 
 _NOQA = re.compile(r"(?i)\bnoqa\b(?::\s*(?P<codes>[\w:,\s.-]+))?")
 _IGNORE = re.compile(r"(?i)fluxdrive:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
+_CWE_IN_TITLE = re.compile(r"\bCWE-[1-9]\d{0,4}\b")
 MAX_SHARED = 10
 LABELS = {
     "secrets": "detect-secrets",
@@ -38,10 +44,38 @@ LABELS = {
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """A hit, or a folded group of hits of one rule, as it will be reported."""
+    """A hit, or a group of hits of one rule, as it will be reported.
+
+    ``hit`` is the primary place (the most severe, then the first);
+    ``others`` are the rest of the group: the other lines of one function
+    (``scope`` names it), or every other place of a rule that fired more than
+    ``max_per_rule`` times.
+    """
 
     hit: Hit
     others: tuple[Hit, ...] = ()
+    scope: str | None = None
+
+    @property
+    def places(self) -> tuple[str, ...]:
+        """Every ``path:line`` of the finding, the primary one first."""
+        return tuple(dict.fromkeys([self.hit.location, *(o.location for o in self.others)]))
+
+
+FunctionAt = Callable[[str, int], "str | None"]  # (reported path, line) -> innermost Python function there
+
+
+def _by_function(hits: list[Hit], function_at: FunctionAt | None) -> list[tuple[list[Hit], str | None]]:
+    """One rule's hits grouped by the Python function they are in (other hits stay alone)."""
+    groups: dict[tuple[object, ...], tuple[list[Hit], str | None]] = {}
+    counts: dict[str, int] = {}
+    for hit in hits:
+        counts[hit.path] = counts.get(hit.path, 0) + 1
+    for index, hit in enumerate(hits):
+        scope = function_at(hit.path, hit.line) if function_at is not None and counts[hit.path] > 1 else None
+        key: tuple[object, ...] = (hit.path, scope) if scope is not None else ("alone", index)
+        groups.setdefault(key, ([], scope))[0].append(hit)
+    return list(groups.values())
 
 
 def _suppressed(hit: Hit) -> bool:
@@ -82,8 +116,14 @@ def select_hits(
     ownership: Ownership,
     settings: StaticConfig,
     content: ReviewContent,
+    function_at: FunctionAt | None = None,
 ) -> list[Finding]:
-    """The agent's hits after filtering, merging and folding, in report order."""
+    """The agent's hits after filtering, merging and folding, in report order.
+
+    ``function_at`` names the Python function holding a reported line (None
+    outside functions and for other languages): hits of one rule in one
+    function become one finding.
+    """
     seen: set[tuple[str, int, str]] = set()
     kept: list[Hit] = []
     for output in outputs:
@@ -97,23 +137,31 @@ def select_hits(
                 continue
             seen.add(key)
             kept.append(hit)
-    by_rule: dict[str, list[Hit]] = {}
+    # A rule's hits fold per severity: a P2 never rides along as a place of a P1 finding.
+    by_rule: dict[tuple[str, str], list[Hit]] = {}
     for hit in sort_hits(kept):
-        by_rule.setdefault(hit.rule, []).append(hit)
+        by_rule.setdefault((hit.rule, hit.severity), []).append(hit)
     findings = []
     for hits in by_rule.values():
-        if len(hits) > settings.max_per_rule:
+        groups = _by_function(hits, function_at)
+        if len(groups) > settings.max_per_rule:
             first = min(hits, key=lambda h: (h.severity, h.path, h.line))
             findings.append(Finding(first, tuple(h for h in hits if h is not first)))
-        else:
-            findings.extend(Finding(h) for h in hits)
+            continue
+        for group, scope in groups:
+            first = min(group, key=lambda h: (h.severity, h.path, h.line))
+            others = tuple(h for h in group if h is not first)
+            findings.append(Finding(first, others, scope if others else None))
     return sorted(findings, key=lambda f: (f.hit.severity, f.hit.path, f.hit.line, f.hit.rule))
 
 
 def _title(finding: Finding, mask: SecretMask) -> str:
     hit = finding.hit
     title = mask_text(hit.title)
-    if finding.others:
+    if finding.others and finding.scope:
+        where = "" if f"{finding.scope}()" in title else f" in {finding.scope}()"
+        title += f" (and {len(finding.others)} more lines{where})"
+    elif finding.others:
         title += f" (and {len(finding.others)} more places)"
     return clean_field(title)
 
@@ -127,8 +175,20 @@ def _detail(finding: Finding, mask: SecretMask) -> IssueDetail:
     if finding.others:
         places = [o.also or o.location for o in finding.others]
         shown = ", ".join(places[:50]) + (f", ... ({len(places) - 50} more)" if len(places) > 50 else "")
-        explanation.append(f"Other places: {shown}")
+        explanation.append(f"{'Other lines' if finding.scope else 'Other places'}: {shown}")
     return IssueDetail(evidence=evidence, explanation="\n".join(explanation), fix=mask_text(hit.fix))
+
+
+def hit_cwe(hit: Hit) -> tuple[str, ...]:
+    """The CWE of a hit: the one its title names (a declared taint sink's), else its rule's from the table."""
+    named = tuple(dict.fromkeys(_CWE_IN_TITLE.findall(hit.title)))
+    return named or cwe_of(hit.rule)
+
+
+def _extra(finding: Finding) -> tuple[str, ...]:
+    """The index fields after the location: the rule, its CWE, the other places."""
+    fields = [rule_field(finding.hit.rule), cwe_field(hit_cwe(finding.hit)), also_field(finding.places[1:])]
+    return tuple(f for f in fields if f)
 
 
 def build_entries(
@@ -147,7 +207,7 @@ def build_entries(
                 section=clean_field(hit.section or hit.path) or hit.path,
                 title=_title(finding, mask) or hit.rule,
                 location=clean_field(f"{hit.path}:{hit.line}"),
-                extra=(clean_field(f"rule:{hit.rule}"),),
+                extra=_extra(finding),
             )
         )
         details[identifier] = _detail(finding, mask)

@@ -23,10 +23,11 @@ from fluxdrive.contracts import Report, render_report, write_agent_output
 from fluxdrive.errors import ChannelError, UsageError
 from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Provenance, Runtime, Usage
 from fluxdrive.runtimes.static.analysis import Analysis
-from fluxdrive.runtimes.static.analyzers.base import AnalyzerOutput
+from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
 from fluxdrive.runtimes.static.compose import (
     MAX_SHARED,
     Finding,
+    FunctionAt,
     build_entries,
     select_hits,
     summarize,
@@ -78,7 +79,8 @@ class StaticRuntime(Runtime):
         analysis = self.analysis_for(task)
         outputs = await in_daemon_thread(analysis.ensure, analysis.ownership.analyzers_for(agent))
         context = analysis.context()
-        findings = select_hits(agent, outputs, analysis.ownership, task.config.static, task.content)
+        settings, function_at = task.config.static, _function_at(context)
+        findings = select_hits(agent, outputs, analysis.ownership, settings, task.content, function_at)
         entries, details = build_entries(agent, findings, context.mask)
         notes = [
             *context.loaded.notes,
@@ -105,6 +107,17 @@ class StaticRuntime(Runtime):
             notes=tuple(f"{o.name} did not run: {o.error}" for o in outputs if o.error),
             skipped=_skipped(context.loaded.skipped, outputs),
         )
+
+
+def _function_at(context: AnalyzerContext) -> FunctionAt:
+    """The Python function holding a reported line (from the analysis's cached trees), for grouping hits."""
+    python = {s.path: s for s in context.sources if s.language == "python" and s.block_of is None}
+
+    def function_at(path: str, line: int) -> str | None:
+        source = python.get(path)
+        return context.function_at(source, line) if source is not None else None
+
+    return function_at
 
 
 def _skipped(loaded: tuple[tuple[str, str], ...], outputs: Sequence[AnalyzerOutput]) -> tuple[tuple[str, str], ...]:

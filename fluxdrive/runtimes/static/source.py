@@ -1,16 +1,19 @@
 """Load what the static agents review: source files, documents, and the code inside documents.
 
 Binary files are skipped with a note; text that is not valid UTF-8 is decoded
-with replacement characters (also noted) rather than crashing. A markdown
-document contributes itself (for document checks) and each fenced code block
-as a separate source in the block's language, so ``server.js`` pasted into a
-plan is analyzed like ``server.js`` - and its findings point back at the
-document line (``plan.md:42``) and, when a heading names the file, at the
-file's own line (``server.js:19``).
+with replacement characters (also noted) rather than crashing. Files that are
+not the project's own code - vendored, generated, minified, or another tool's
+report (:mod:`~fluxdrive.runtimes.static.origin`) - are skipped and listed
+too. A markdown document contributes itself (for document checks) and each
+fenced code block as a separate source in the block's language, so
+``server.js`` pasted into a plan is analyzed like ``server.js`` - and its
+findings point back at the document line (``plan.md:42``) and, when a heading
+names the file, at the file's own line (``server.js:19``).
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,6 +21,7 @@ from pathlib import Path, PurePosixPath
 
 from fluxdrive._confine import read_confined, why_unreadable
 from fluxdrive.errors import InputError
+from fluxdrive.runtimes.static.origin import GitAttributes, not_own, tool_report, vendored_directory
 from fluxdrive.runtimes.static.rules import language_of
 
 DOCUMENT_SUFFIXES = {".md", ".markdown", ".mdx"}
@@ -169,7 +173,8 @@ class LoadedSources:
     """The sources to analyze, and what was skipped or repaired on the way.
 
     ``skipped`` pairs each file that was not analyzed with the reason (too
-    large, binary, a symlink out of the root, unreadable): reports list them,
+    large, binary, a symlink out of the root, unreadable, vendored,
+    generated, minified, another tool's report): reports list them,
     so a file nobody looked at never passes for a clean one.
     """
 
@@ -179,14 +184,51 @@ class LoadedSources:
     skipped: tuple[tuple[str, str], ...] = ()
 
 
-def load_sources(root: Path, files: tuple[str, ...], *, max_bytes: int) -> LoadedSources:
-    """Read every file under ``root`` (confined to it); expand markdown code blocks."""
+def review_scope(input_type: str, files: tuple[str, ...]) -> tuple[bool, str]:
+    """(named, reviewed) for :func:`load_sources`: did the user name one file, and which directory.
+
+    A file or document input is named; for a directory input the reviewed
+    directory is the common parent of its files (``vendor`` for ``fluxdrive
+    review vendor/``); a diff names neither.
+    """
+    if input_type in ("file", "document"):
+        return True, ""
+    parents = [posixpath.dirname(name) for name in files]
+    if input_type != "directory" or not parents or not all(parents):
+        return False, ""
+    return False, posixpath.commonpath(parents)
+
+
+def load_sources(
+    root: Path, files: tuple[str, ...], *, max_bytes: int, named: bool = False, reviewed: str = ""
+) -> LoadedSources:
+    """Read every file under ``root`` (confined to it); expand markdown code blocks.
+
+    Files that are not the project's own code are left out and listed in
+    ``skipped`` (see :mod:`~fluxdrive.runtimes.static.origin`): other tools'
+    reports always, vendored, generated and minified files unless ``named``
+    (the user named the one file to review, so it is reviewed whatever it
+    is); ``reviewed``, the directory the user named, is never itself counted
+    as vendored. The files of one vendored directory are listed as that directory
+    (a committed ``vendor/`` may hold thousands), unless nothing else was
+    analyzed.
+    """
     sources: list[Source] = []
     notes: list[str] = []
     skipped: list[tuple[str, str]] = []
+    vendored: dict[str, list[str]] = {}
     total = 0
     root = Path(root)
+    attributes = GitAttributes(root)
     for relative in files:
+        foreign = None if named else not_own(relative, None, attributes, reviewed)
+        if foreign is not None:
+            directory = vendored_directory(relative, reviewed)
+            if directory is not None and foreign.startswith("vendored (under"):
+                vendored.setdefault(directory, []).append(relative)
+            else:
+                skipped.append((relative, foreign))
+            continue
         reason = why_unreadable(relative, root)
         if reason is not None:
             skipped.append((relative, reason))
@@ -200,6 +242,13 @@ def load_sources(root: Path, files: tuple[str, ...], *, max_bytes: int) -> Loade
             skipped.append((relative, "binary file"))
             continue
         text = data.decode("utf-8", errors="replace")
+        report = tool_report(relative, text)
+        foreign = f"tool output, not code ({report})" if report else None
+        if foreign is None and not named:
+            foreign = not_own(relative, text, attributes)
+        if foreign is not None:
+            skipped.append((relative, foreign))
+            continue
         if "\ufffd" in text and "\ufffd".encode() not in data:
             notes.append(f"{relative} is not valid UTF-8; decoded with replacement characters")
         total += text.count("\n") + (0 if text.endswith("\n") or not text else 1)
@@ -207,6 +256,12 @@ def load_sources(root: Path, files: tuple[str, ...], *, max_bytes: int) -> Loade
         sources.append(Source(relative, text, language, relative))
         if language == "markdown":
             sources.extend(code_blocks(relative, text))
+    for directory, inside in vendored.items():
+        if sources:
+            count = len(inside)
+            skipped.append((directory, f"vendored directory ({count:,} file{'s' if count != 1 else ''})"))
+        else:  # nothing else was analyzed: one line per file, so the review counts as incomplete, not clean
+            skipped.extend((path, f"vendored (under {directory})") for path in inside)
     notes.extend(f"skipped {path}: {why}" for path, why in skipped)
     return LoadedSources(tuple(sources), tuple(notes), total, tuple(skipped))
 

@@ -5,7 +5,9 @@ TypeScript relative imports (``import ... from './x'``, ``require('../y')``)
 from the text. Only imports between files of the reviewed tree count. From
 the graph: import cycles (strongly connected components), hub modules with
 extreme fan-out or fan-in, oversized modules, and imports that break the
-layering rules configured in ``[static] layers``.
+layering rules configured in ``[static] layers``. None of these is
+exploitable or loses data: threshold findings are P3 just over the threshold
+and P2 from twice it, a layering violation is P2.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import PurePosixPath
 
 from fluxdrive.config.model import LayerRule
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.analyzers.complexity import over
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
 from fluxdrive.runtimes.static.source import Source
 
@@ -244,7 +247,7 @@ def _layer_hits(graph: Graph, path: str, layers: list[LayerRule]) -> Iterator[Hi
             forbidden = next((f for f in rule.forbidden if _under(graph.names[target], target, f)), None)
             if forbidden:
                 title = f"{own} imports {graph.names[target]} (layer rule: {rule.source} must not import {forbidden})"
-                yield _hit(graph, path, line, "layering-rules", "P1", title)
+                yield _hit(graph, path, line, "layering-rules", "P2", title)
 
 
 def _findings(context: AnalyzerContext, graph: Graph) -> Iterator[Hit]:
@@ -262,7 +265,8 @@ def _findings(context: AnalyzerContext, graph: Graph) -> Iterator[Hit]:
         fan_out = len(graph.edges.get(path, {}))
         if fan_out > settings.max_fan_out:
             title = f"{name} imports {fan_out} modules of this tree (threshold {settings.max_fan_out})"
-            yield _hit(graph, path, min(graph.edges[path].values()), "module-fan-in-out", "P2", title, "fan-out")
+            severity = over(fan_out, settings.max_fan_out)
+            yield _hit(graph, path, min(graph.edges[path].values()), "module-fan-in-out", severity, title, "fan-out")
         fan_in = len(incoming.get(path, ()))
         if fan_in > settings.max_fan_in:
             title = f"{name} is imported by {fan_in} modules (threshold {settings.max_fan_in})"
@@ -270,7 +274,7 @@ def _findings(context: AnalyzerContext, graph: Graph) -> Iterator[Hit]:
         code_lines = _code_lines(graph.sources[path])
         if code_lines > settings.module_lines:
             title = f"{name} has {code_lines} lines of code (threshold {settings.module_lines})"
-            yield _hit(graph, path, 1, "oversized-module", "P2", title)
+            yield _hit(graph, path, 1, "oversized-module", over(code_lines, settings.module_lines), title)
         yield from _layer_hits(graph, path, settings.layers)
 
 

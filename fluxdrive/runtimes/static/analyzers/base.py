@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,21 +73,36 @@ class AnalyzerContext:
             spans = self._spans.get(source.name)
         if spans is None:
             tree = self.python_tree(source)
-            spans = _spans(tree) if tree is not None else []
+            spans = function_spans(tree) if tree is not None else []
             with self._lock:
                 self._spans[source.name] = spans
         inside = [s for s in spans if s[0] <= line <= s[1]]
         return min(inside, key=lambda s: s[1] - s[0])[2] if inside else None
 
 
-def _spans(tree: ast.Module) -> list[tuple[int, int, str]]:
+def _statements(node: ast.AST) -> Iterator[ast.stmt]:
+    """The statements directly inside a compound statement (handlers' and match cases' bodies included)."""
+    for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+        children = getattr(node, name, None)
+        if not isinstance(children, list):
+            continue
+        for child in children:
+            if isinstance(child, ast.stmt):
+                yield child
+            elif isinstance(child, ast.ExceptHandler | ast.match_case):
+                yield from child.body
+
+
+def function_spans(tree: ast.Module) -> list[tuple[int, int, str]]:
+    """(first line with decorators, last line, ``Class.method`` name) of every function, walking statements only."""
     spans: list[tuple[int, int, str]] = []
 
     def visit(node: ast.AST, owner: str) -> None:
-        for child in ast.iter_child_nodes(node):
+        for child in _statements(node):
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
                 name = f"{owner}{child.name}"
-                spans.append((child.lineno, child.end_lineno or child.lineno, name))
+                start = min([child.lineno, *(d.lineno for d in child.decorator_list)])
+                spans.append((start, child.end_lineno or child.lineno, name))
                 visit(child, f"{name}.")
             elif isinstance(child, ast.ClassDef):
                 visit(child, f"{owner}{child.name}.")
@@ -94,7 +110,7 @@ def _spans(tree: ast.Module) -> list[tuple[int, int, str]]:
                 visit(child, owner)
 
     visit(tree, "")
-    return spans
+    return sorted(spans)
 
 
 def where(context: AnalyzerContext, source: Source, line: int) -> str:

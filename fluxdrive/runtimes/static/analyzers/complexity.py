@@ -1,4 +1,8 @@
-"""Lizard: cyclomatic complexity, function length and parameter count, many languages."""
+"""Lizard: cyclomatic complexity, function length and parameter count, many languages.
+
+Threshold findings are P3 just over the threshold and P2 well over it
+(:func:`over`); never P1.
+"""
 
 from __future__ import annotations
 
@@ -34,24 +38,37 @@ ADVICE = {
 }
 
 
+def over(value: int, threshold: int, doubled: int | None = None) -> str:
+    """The severity of a measure over its threshold: P3 just over it, P2 from ``doubled`` (default 2x) on.
+
+    Size and complexity are maintenance costs, never exploitable or
+    data-losing by themselves, so a threshold rule is never P0 or P1.
+    """
+    return "P2" if value >= (doubled if doubled is not None else 2 * threshold) else "P3"
+
+
 def _measures(function: Any, settings: StaticConfig) -> list[tuple[str, str, str]]:
-    """(kind, severity, title) for each threshold the function exceeds."""
+    """(kind, severity, title) for each threshold the function exceeds.
+
+    ``complexity_p2`` and ``function_lines_p2`` are the thresholds reported;
+    above ``complexity_p1`` / ``function_lines_p1`` (by default 2x and 2.5x
+    the threshold) the finding is P2, below it P3.
+    """
     name, found = str(function.name), []
     ccn, nloc = int(function.cyclomatic_complexity), int(function.nloc)
     if ccn > settings.complexity_p2:
-        p1 = ccn > settings.complexity_p1
-        limit = settings.complexity_p1 if p1 else settings.complexity_p2
+        severity = over(ccn, settings.complexity_p2, settings.complexity_p1 + 1)
         found.append(
-            ("complexity", "P1" if p1 else "P2", f"{name}() has cyclomatic complexity {ccn} (threshold {limit})")
+            ("complexity", severity, f"{name}() has cyclomatic complexity {ccn} (threshold {settings.complexity_p2})")
         )
     if nloc > settings.function_lines_p2:
-        p1 = nloc > settings.function_lines_p1
-        limit = settings.function_lines_p1 if p1 else settings.function_lines_p2
-        found.append(("length", "P1" if p1 else "P2", f"{name}() is {nloc} lines of code long (threshold {limit})"))
+        severity = over(nloc, settings.function_lines_p2, settings.function_lines_p1 + 1)
+        title = f"{name}() is {nloc} lines of code long (threshold {settings.function_lines_p2})"
+        found.append(("length", severity, title))
     parameters = len(getattr(function, "parameters", ()) or ())
     if parameters > settings.max_parameters:
         title = f"{name}() takes {parameters} parameters (threshold {settings.max_parameters})"
-        found.append(("parameters", "P2", title))
+        found.append(("parameters", over(parameters, settings.max_parameters), title))
     return found
 
 

@@ -5,13 +5,21 @@ blocks of documents, written to a temporary directory) with the union of
 the rule prefixes the agents ask for, minus the codes another analyzer
 reports better (``data/rules/ruff.yml``). Severities come from the same
 file's longest-prefix table.
+
+An undefined name (F821) is dropped where Python never evaluates it: inside
+a string annotation, in any annotation under ``from __future__ import
+annotations``, in a local variable's annotation (PEP 526: never evaluated),
+and under ``if TYPE_CHECKING:``. Such a name cannot raise NameError; only a
+type checker reads it.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -23,10 +31,12 @@ from typing import Any
 import yaml
 
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput, where
+from fluxdrive.runtimes.static.analyzers.complexity import over
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
 from fluxdrive.runtimes.static.source import Source
 
 TIMEOUT_S = 300
+THRESHOLD_FIGURES = re.compile(r"\((\d+) > (\d+)\)")
 
 
 @functools.lru_cache(maxsize=1)
@@ -38,15 +48,24 @@ def ruff_table() -> dict[str, Any]:
     return data
 
 
-def severity_for(code: str) -> tuple[str, str]:
-    """(severity, why) for a ruff code: the longest matching prefix wins."""
+def severity_for(code: str, message: str = "") -> tuple[str, str]:
+    """(severity, why) for a ruff code: the longest matching prefix wins.
+
+    An entry marked ``threshold: true`` (C901, PLR0912, ...) takes its
+    severity from the figures in ruff's message, ``(21 > 10)``: P3 just over
+    the limit, P2 from twice it (never P1; see ``complexity.over``).
+    """
     table = ruff_table()
     best = None
     for prefix, entry in table["codes"].items():
         if code.startswith(prefix) and (best is None or len(prefix) > len(best[0])):
             best = (prefix, entry)
     entry = best[1] if best else table["default"]
-    return str(entry["severity"]), str(entry["why"])
+    severity = str(entry["severity"])
+    if entry.get("threshold"):
+        figures = THRESHOLD_FIGURES.search(message)
+        severity = over(int(figures.group(1)), int(figures.group(2))) if figures else "P3"
+    return severity, str(entry["why"])
 
 
 def ruff_executable() -> str | None:
@@ -74,10 +93,10 @@ def _materialize(sources: list[Source], directory: Path) -> dict[str, Source]:
 def _hit(context: AnalyzerContext, source: Source, item: dict[str, Any]) -> Hit:
     code = str(item.get("code") or "ruff")
     line = int(item["location"]["row"])
-    severity, why = severity_for(code)
+    message = " ".join(str(item.get("message", "")).split()).rstrip(".")
+    severity, why = severity_for(code, message)
     path, reported, also = source.location(line)
     place = where(context, source, line)
-    message = " ".join(str(item.get("message", "")).split()).rstrip(".")
     fix = (item.get("fix") or {}).get("message") or f"See {item.get('url') or 'the ruff documentation'}."
     return Hit(
         rule=f"ruff:{code}",
@@ -92,6 +111,74 @@ def _hit(context: AnalyzerContext, source: Source, item: dict[str, Any]) -> Hit:
         also=also,
         category=str(item.get("name") or code.lower()),
     )
+
+
+Span = tuple[tuple[int, int], tuple[int, int]]
+
+
+def _span(node: ast.AST) -> Span:
+    start = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+    end = (getattr(node, "end_lineno", None) or start[0], getattr(node, "end_col_offset", None) or start[1])
+    return start, end
+
+
+def _future_annotations(tree: ast.Module) -> bool:
+    imports = [node for node in tree.body if isinstance(node, ast.ImportFrom) and node.module == "__future__"]
+    return any(alias.name == "annotations" for node in imports for alias in node.names)
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _annotations(node: ast.AST) -> list[ast.expr]:
+    """The annotations a definition or an annotated assignment carries."""
+    if isinstance(node, ast.AnnAssign):
+        return [node.annotation]
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return []
+    arguments = node.args
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+    found = [a.annotation for a in every if a is not None and a.annotation is not None]
+    return [*found, *([node.returns] if node.returns is not None else [])]
+
+
+def unevaluated_spans(tree: ast.Module) -> list[Span]:
+    """Where names are never evaluated at runtime (see the module docstring), as AST spans."""
+    lazy = _future_annotations(tree)
+    spans: list[Span] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for annotation in _annotations(node):
+            if lazy or (isinstance(node, ast.AnnAssign) and in_function):
+                spans.append(_span(annotation))
+            else:
+                strings = [n for n in ast.walk(annotation) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+                spans.extend(_span(n) for n in strings)
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            spans.extend(_span(child) for child in node.body)
+        inside = in_function or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+        for child in ast.iter_child_nodes(node):
+            visit(child, inside and not isinstance(child, ast.ClassDef))
+
+    visit(tree, False)
+    return spans
+
+
+def _never_evaluated(
+    context: AnalyzerContext, source: Source, item: dict[str, Any], cache: dict[str, list[Span]]
+) -> bool:
+    """True when ruff's F821 points into code Python never evaluates (an annotation-only name)."""
+    if source.name not in cache:
+        tree = context.python_tree(source)
+        cache[source.name] = unevaluated_spans(tree) if tree is not None else []
+    row, column = int(item["location"]["row"]), int(item["location"].get("column") or 1)
+    lines = source.text.splitlines()
+    text = lines[row - 1] if 0 < row <= len(lines) else ""
+    where = (row, len(text[: column - 1].encode("utf-8")))  # ruff counts characters from 1, ast bytes from 0
+    return any(start <= where < end for start, end in cache[source.name])
 
 
 def run(context: AnalyzerContext) -> AnalyzerOutput:
@@ -129,8 +216,12 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
         except ValueError:
             return AnalyzerOutput("ruff", error="ruff printed output that is not JSON")
     hits = []
+    spans: dict[str, list[Span]] = {}
     for item in items:
         source = mapping.get(str(item.get("filename")))
-        if source is not None and item.get("location"):
-            hits.append(_hit(context, source, item))
+        if source is None or not item.get("location"):
+            continue
+        if item.get("code") == "F821" and _never_evaluated(context, source, item, spans):
+            continue
+        hits.append(_hit(context, source, item))
     return AnalyzerOutput("ruff", tuple(hits), seconds=time.monotonic() - started)

@@ -361,6 +361,10 @@ class Flow:
             return None
         if tail in spec.results and isinstance(node.func, ast.Attribute):
             return None  # a row or a count from the database
+        if name in spec.lookups and "." in name:  # a lookup function: what it finds is its document's
+            return self.eval(node.args[0], state) if node.args else None
+        if tail in spec.lookups and isinstance(node.func, ast.Attribute):
+            return self.eval(node.func.value, state)  # what is found is the receiver's, not the query's
         converted = next((k.value for k in node.keywords if k.arg == "type"), None)
         if tail == "get" and isinstance(converted, ast.Name) and converted.id in spec.clean:
             return None  # request.args.get("n", type=int): werkzeug converts (or gives the default)

@@ -53,6 +53,7 @@ class TaintSpec:
     sinks: Mapping[str, Sink]
     safe_fields: frozenset[str] = frozenset()
     results: frozenset[str] = frozenset()
+    lookups: frozenset[str] = frozenset()
     custom: tuple[Sink, ...] = field(default=())
 
     def cleaners_for(self, kind: str) -> tuple[str, ...]:
@@ -118,10 +119,11 @@ def parse(data: object, where: str) -> TaintSpec:
         clean=frozenset(_strings(sanitizers.get("all"), f"{where}: sanitizers.all")),
         safe_fields=frozenset(_strings(sources.get("safe_fields"), f"{where}: sources.safe_fields")),
         results=frozenset(_strings(sanitizers.get("results"), f"{where}: sanitizers.results")),
+        lookups=frozenset(_strings(sanitizers.get("lookups"), f"{where}: sanitizers.lookups")),
         cleaners={
             kind: tuple(_strings(words, f"{where}: sanitizers.{kind}"))
             for kind, words in sanitizers.items()
-            if kind not in {"all", "results"}
+            if kind not in {"all", "results", "lookups"}
         },
         sinks={kind: _sink(sinks[kind], f"{where}: sinks.{kind}") for kind in SINK_KINDS if kind in sinks},
         custom=tuple(_sink(item, f"{where}: sinks.calls[{i}]") for i, item in enumerate(custom)),
@@ -143,6 +145,7 @@ def extend(base: TaintSpec, extra: TaintSpec) -> TaintSpec:
         clean=base.clean | extra.clean,
         safe_fields=base.safe_fields | extra.safe_fields,
         results=base.results | extra.results,
+        lookups=base.lookups | extra.lookups,
         cleaners={k: base.cleaners.get(k, ()) + extra.cleaners.get(k, ()) for k in sorted(kinds)},
         sinks=sinks,
         custom=base.custom + extra.custom,
