@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from fluxdrive.runtimes.static.checks import base
-from fluxdrive.runtimes.static.checks.base import CheckHit, CheckSpec, PyModule, registered_checks
+from fluxdrive.runtimes.static.checks.base import CheckHit, CheckSpec, PyModule, registered_checks, walk
 from fluxdrive.runtimes.static.checks.pyparse import parse_python
 from fluxdrive.runtimes.static.checks.runner import run_python_checks
 
@@ -45,8 +45,13 @@ def test_one_walk_finds_what_each_check_finds_alone(path: Path) -> None:
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
 def test_single_walk_maps_match_ast_walk(path: Path) -> None:
     module = _module(path)
-    assert module.nodes == list(ast.walk(module.tree))
-    expected_parents = {child: node for node in ast.walk(module.tree) for child in ast.iter_child_nodes(node)}
+    markers = ast.expr_context  # Load/Store/Del: shared markers, never walked (child_nodes leaves them out)
+    walked = [node for node in ast.walk(module.tree) if not isinstance(node, markers)]
+    assert module.nodes == walked
+    assert walk(module.tree) == walked
+    expected_parents = {
+        child: node for node in walked for child in ast.iter_child_nodes(node) if not isinstance(child, markers)
+    }
     assert module.parents == expected_parents
     for node in module.nodes[:: max(1, len(module.nodes) // 500)]:
         nearest = next(

@@ -52,6 +52,7 @@ class Analysis:
         self.pass_seconds = 0.0
         self._guard = threading.Lock()
         self._compute = threading.Lock()
+        self._requested: set[str] = set()
 
     def context(self) -> AnalyzerContext:
         """The loaded sources (read from disk once)."""
@@ -66,8 +67,19 @@ class Analysis:
                 self.load_seconds = time.monotonic() - started
             return self._context
 
+    def request(self, names: Iterable[str]) -> None:
+        """Announce analyzers an agent is about to :meth:`ensure`.
+
+        Agents launched together announce theirs first; whichever computes
+        first then runs every announced analyzer in one pass (one set of
+        workers, each file parsed once, the import graph from the workers'
+        outlines) instead of one pass per agent.
+        """
+        with self._guard:
+            self._requested.update(names)
+
     def ensure(self, names: Iterable[str]) -> list[AnalyzerOutput]:
-        """Run the named analyzers that have not run yet; return all of them, in order.
+        """Run the named (and announced) analyzers that have not run yet; return the named ones, in order.
 
         Missing analyzers run together: ruff in a thread (it is a subprocess),
         the per-file analyzers in one pass over the sources (in worker
@@ -76,10 +88,12 @@ class Analysis:
         wanted = [name for name in ANALYZER_ORDER if name in set(names)]
         context = self.context()
         with self._compute:
-            missing = [name for name in wanted if name not in self._outputs]
-            ruff_thread = None
+            with self._guard:
+                batch = set(wanted) | self._requested
+            missing = [name for name in ANALYZER_ORDER if name in batch and name not in self._outputs]
+            ruff_thread, collected = None, []
             if "ruff" in missing:
-                ruff_thread = threading.Thread(target=self._store, args=("ruff", context), daemon=True)
+                ruff_thread = threading.Thread(target=lambda: collected.append(ruff.collect(context)), daemon=True)
                 ruff_thread.start()
             per_file = [name for name in missing if name in PER_FILE]
             if per_file:
@@ -90,6 +104,7 @@ class Analysis:
                 self._store("architecture", context)
             if ruff_thread is not None:
                 ruff_thread.join()
+                self._outputs["ruff"] = _ruff_output(context, collected)
         return [self._outputs[name] for name in wanted]
 
     def _store(self, name: str, context: AnalyzerContext) -> None:
@@ -99,6 +114,14 @@ class Analysis:
     def outputs(self) -> dict[str, AnalyzerOutput]:
         """Every analyzer output computed so far."""
         return dict(self._outputs)
+
+
+def _ruff_output(context: AnalyzerContext, collected: list[ruff.Collected | AnalyzerOutput]) -> AnalyzerOutput:
+    """ruff's output from what its thread collected (an error output when the thread died)."""
+    if not collected:
+        return AnalyzerOutput("ruff", error="ruff failed: its thread ended without a result")
+    done = collected[0]
+    return done if isinstance(done, AnalyzerOutput) else run_one("ruff", lambda c: ruff.finish(c, done), context)
 
 
 def run_one(

@@ -5,6 +5,9 @@ one file at a time and are pure Python (or hold the GIL), so threads cannot
 use a second core. Large inputs are split into balanced chunks, each chunk is
 analyzed in a worker process by exactly the same analyzer functions, and the
 outputs are merged in chunk order - deterministic whatever the scheduling.
+Each chunk also sends back the outline (imports, function spans) of every
+file it parsed, so the import graph and the grouping of findings by function
+never parse a file a second time in the parent.
 Small inputs stay in-process: a worker's start-up would cost more than it saves.
 """
 
@@ -20,7 +23,7 @@ from pathlib import Path
 
 from fluxdrive._lifeline import die_with_parent
 from fluxdrive.config.model import StaticConfig
-from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput, Outline
 from fluxdrive.runtimes.static.source import LoadedSources, Source
 
 PARALLEL_MIN_LINES = 20_000
@@ -29,10 +32,11 @@ MAX_WORKERS = 4
 
 @dataclass(frozen=True, slots=True)
 class ChunkResult:
-    """What one chunk produced: per-analyzer outputs and the secret values found."""
+    """What one chunk produced: per-analyzer outputs, the secret values found, the outlines of the files parsed."""
 
     outputs: tuple[AnalyzerOutput, ...]
     secrets: tuple[tuple[str, int, str], ...]
+    outlines: dict[str, Outline | None]
 
 
 def _chunks(sources: Sequence[Source], count: int) -> list[list[Source]]:
@@ -56,7 +60,7 @@ def analyze_chunk(
     context = AnalyzerContext(Path(root), LoadedSources(tuple(sources), (), lines), settings, tuple(ruff_select))
     outputs = tuple(run_one(name, ANALYZERS[name], context) for name in names)
     secrets = tuple((path, line, value) for (path, line), values in context.mask.values.items() for value in values)
-    return ChunkResult(outputs, secrets)
+    return ChunkResult(outputs, secrets, context.parsed_outlines())
 
 
 def _worker_start() -> None:
@@ -100,4 +104,5 @@ def run_per_file(
     for result in results:
         for path, line, value in result.secrets:
             context.mask.add(path, line, value)
+        context.adopt_outlines(result.outlines)
     return {name: _merge(name, [r.outputs[i] for r in results]) for i, name in enumerate(names)}

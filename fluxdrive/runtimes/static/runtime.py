@@ -10,6 +10,7 @@ findings - the same checkpoint an LLM agent performs.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Sequence
@@ -77,7 +78,10 @@ class StaticRuntime(Runtime):
                 hint="research agents answer questions between review stages; they are not run on a path",
             )
         analysis = self.analysis_for(task)
-        outputs = await in_daemon_thread(analysis.ensure, analysis.ownership.analyzers_for(agent))
+        names = analysis.ownership.analyzers_for(agent)
+        analysis.request(names)
+        await asyncio.sleep(0)  # let agents launched with this one announce theirs: one analysis pass for all
+        outputs = await in_daemon_thread(analysis.ensure, names)
         context = analysis.context()
         settings, function_at = task.config.static, _function_at(context)
         findings = select_hits(agent, outputs, analysis.ownership, settings, task.content, function_at)

@@ -12,16 +12,15 @@ and P2 from twice it, a layering violation is P2.
 
 from __future__ import annotations
 
-import ast
 import posixpath
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from fluxdrive.config.model import LayerRule
-from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput, ImportRef
 from fluxdrive.runtimes.static.analyzers.complexity import over
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
 from fluxdrive.runtimes.static.source import Source
@@ -78,30 +77,29 @@ def _python_graph(context: AnalyzerContext, graph: Graph) -> None:
         graph.sources[source.path] = source
         index.setdefault(key, source.path)
     for source in files:
-        tree = context.python_tree(source)
-        if tree is None:
+        outline = context.outline(source)
+        if outline is None:
             continue
         own = graph.names[source.path]
         package = own if source.path.endswith("__init__.py") else own.rpartition(".")[0]
-        for target, line in _python_imports(tree, package):
+        for target, line in _python_imports(outline.imports, package):
             resolved = _resolve(target, index)
             if resolved is not None:
                 graph.add(source.path, resolved, line)
 
 
-def _python_imports(tree: ast.Module, package: str) -> Iterator[tuple[str, int]]:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                yield alias.name, node.lineno
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".") if package else []
-                parts = parts[: len(parts) - (node.level - 1)] if node.level > 1 else parts
-                base = ".".join([*parts, *([base] if base else [])])
-            for alias in node.names:
-                yield (f"{base}.{alias.name}" if base else alias.name), node.lineno
+def _python_imports(imports: Iterable[ImportRef], package: str) -> Iterator[tuple[str, int]]:
+    """Absolute dotted targets of a file's imports (relative ones resolved against its package)."""
+    for module, level, name, line in imports:
+        if not name:  # import a.b
+            yield module, line
+            continue
+        base = module
+        if level:
+            parts = package.split(".") if package else []
+            parts = parts[: len(parts) - (level - 1)] if level > 1 else parts
+            base = ".".join([*parts, *([module] if module else [])])
+        yield (f"{base}.{name}" if base else name), line
 
 
 def _resolve(target: str, index: dict[str, str]) -> str | None:

@@ -42,7 +42,7 @@ class AnalyzerContext:
     ruff_select: tuple[str, ...] = ()
     mask: SecretMask = field(default_factory=SecretMask)
     _trees: dict[str, ast.Module | None] = field(default_factory=dict)
-    _spans: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
+    _outlines: dict[str, Outline | None] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -67,17 +67,70 @@ class AnalyzerContext:
             self._trees[source.name] = tree
         return tree
 
+    def outline(self, source: Source) -> Outline | None:
+        """The file's imports and function spans (cached, or shipped from the worker that parsed it)."""
+        with self._lock:
+            if source.name in self._outlines:
+                return self._outlines[source.name]
+        tree = self.python_tree(source)
+        found = outline_of(tree) if tree is not None else None
+        with self._lock:
+            self._outlines[source.name] = found
+        return found
+
+    def parsed_outlines(self) -> dict[str, Outline | None]:
+        """The outline of every file this context parsed, to hand to another context."""
+        with self._lock:
+            parsed = list(self._trees.items())
+        return {name: (self._outline_cached(name, tree) if tree is not None else None) for name, tree in parsed}
+
+    def _outline_cached(self, name: str, tree: ast.Module) -> Outline:
+        with self._lock:
+            known = self._outlines.get(name)
+        if known is None:
+            known = outline_of(tree)
+            with self._lock:
+                self._outlines[name] = known
+        return known
+
+    def adopt_outlines(self, outlines: dict[str, Outline | None]) -> None:
+        """Take outlines computed elsewhere (the per-file workers): no second parse in this process."""
+        with self._lock:
+            for name, found in outlines.items():
+                self._outlines.setdefault(name, found)
+
     def function_at(self, source: Source, line: int) -> str | None:
         """The innermost function (``Class.method``) containing a line, if any."""
-        with self._lock:
-            spans = self._spans.get(source.name)
-        if spans is None:
-            tree = self.python_tree(source)
-            spans = function_spans(tree) if tree is not None else []
-            with self._lock:
-                self._spans[source.name] = spans
-        inside = [s for s in spans if s[0] <= line <= s[1]]
+        found = self.outline(source)
+        inside = [s for s in found.functions if s[0] <= line <= s[1]] if found is not None else []
         return min(inside, key=lambda s: s[1] - s[0])[2] if inside else None
+
+
+ImportRef = tuple[str, int, str, int]  # (module as written, relative level, imported name or "", line)
+
+
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """What project-wide passes need of a parsed Python file, small enough to send between processes.
+
+    The per-file workers parse every file anyway; the import graph and the
+    grouping of findings by function read these instead of parsing it again.
+    """
+
+    imports: tuple[ImportRef, ...]
+    functions: tuple[tuple[int, int, str], ...]  # (first line with decorators, last line, Class.method)
+
+
+def outline_of(tree: ast.Module) -> Outline:
+    """The imports (anywhere in the file) and the function spans of a module."""
+    imports: list[ImportRef] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imports.extend((alias.name, 0, "", node.lineno) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            imports.extend((node.module or "", node.level, alias.name, node.lineno) for alias in node.names)
+    imports.sort(key=lambda ref: ref[3])
+    return Outline(tuple(imports), tuple(function_spans(tree)))
 
 
 def _statements(node: ast.AST) -> Iterator[ast.stmt]:

@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -181,8 +182,23 @@ def _never_evaluated(
     return any(start <= where < end for start, end in cache[source.name])
 
 
+@dataclass(frozen=True, slots=True)
+class Collected:
+    """ruff's JSON items, with the source each reported file name stands for."""
+
+    items: list[dict[str, Any]]
+    mapping: dict[str, Source]
+    seconds: float
+
+
 def run(context: AnalyzerContext) -> AnalyzerOutput:
     """Run ruff once; return hits for every selected code."""
+    collected = collect(context)
+    return collected if isinstance(collected, AnalyzerOutput) else finish(context, collected)
+
+
+def collect(context: AnalyzerContext) -> Collected | AnalyzerOutput:
+    """Run the ruff subprocess (it overlaps the per-file pass); an output when nothing is left to do."""
     started = time.monotonic()
     sources = context.python_sources()
     if not sources or not context.ruff_select:
@@ -215,13 +231,19 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
             items = json.loads(proc.stdout or "[]")
         except ValueError:
             return AnalyzerOutput("ruff", error="ruff printed output that is not JSON")
+    return Collected(items, mapping, time.monotonic() - started)
+
+
+def finish(context: AnalyzerContext, collected: Collected) -> AnalyzerOutput:
+    """Hits from ruff's items; run after the per-file pass, whose outlines name each hit's function without a parse."""
+    started = time.monotonic()
     hits = []
     spans: dict[str, list[Span]] = {}
-    for item in items:
-        source = mapping.get(str(item.get("filename")))
+    for item in collected.items:
+        source = collected.mapping.get(str(item.get("filename")))
         if source is None or not item.get("location"):
             continue
         if item.get("code") == "F821" and _never_evaluated(context, source, item, spans):
             continue
         hits.append(_hit(context, source, item))
-    return AnalyzerOutput("ruff", tuple(hits), seconds=time.monotonic() - started)
+    return AnalyzerOutput("ruff", tuple(hits), seconds=collected.seconds + time.monotonic() - started)

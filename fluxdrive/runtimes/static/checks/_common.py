@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from typing import TypeAlias
 from weakref import WeakKeyDictionary
 
-from fluxdrive.runtimes.static.checks.base import PyModule, call_name, keyword, resolve
+from fluxdrive.runtimes.static.checks.base import PyModule, call_name, child_nodes, keyword, resolve, walk
 
 Function: TypeAlias = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -154,12 +154,12 @@ def own_nodes(function: Function) -> list[ast.AST]:
     if cached is not None:
         return cached
     found: list[ast.AST] = []
-    stack = list(reversed(list(ast.iter_child_nodes(function))))
+    stack = child_nodes(function)[::-1]
     while stack:
         node = stack.pop()
         found.append(node)
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+            stack.extend(child_nodes(node)[::-1])
     _OWN[function] = found
     return found
 
@@ -176,7 +176,7 @@ def body_nodes(function: Function) -> list[ast.AST]:
         found.append(node)
         stack.extend(
             child
-            for child in ast.iter_child_nodes(node)
+            for child in child_nodes(node)
             if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
         )
     _BODY[function] = found
@@ -187,7 +187,7 @@ def walk_function(function: ast.AST) -> list[ast.AST]:
     """``ast.walk(function)`` as a list, computed once per function node."""
     cached = _WALK.get(function)
     if cached is None:
-        cached = _WALK[function] = list(ast.walk(function))
+        cached = _WALK[function] = walk(function)
     return cached
 
 

@@ -413,12 +413,10 @@ def _scans(node: ast.AST) -> tuple[str, str] | None:
 )
 def quadratic_membership(module: PyModule) -> Iterator[CheckHit]:
     for function in module.function_defs:
-        lists = _growing_lists(function)
-        if not lists:
-            continue
-        for node in body_nodes(function):
-            scan = _scans(node)
-            if scan is None or scan[0] not in lists:
+        scans = [(node, scan) for node in body_nodes(function) if (scan := _scans(node)) is not None]
+        lists = _growing_lists(function) if scans else {}  # most functions scan nothing: skip the second pass
+        for node, scan in scans:
+            if scan[0] not in lists:
                 continue
             loop = module.in_loop(node)
             if loop is None or any(loop in module.ancestors(a) for a in lists[scan[0]]):
