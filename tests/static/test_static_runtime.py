@@ -94,9 +94,9 @@ def test_python_webapp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert _has(safety, "P0", "shop/routes.py:45", "shell")
     assert _has(safety, "P0", "shop/routes.py:38", "send_file")
     assert _has(safety, "P1", "shop/routes.py:28", "/admin/delete")
-    assert _has(safety, "P1", "shop/routes.py:23", "str(exc)")
+    assert _has(safety, "P2", "shop/routes.py:23", "str(exc)")
     assert any(loc == "shop/config.py:3" and "debug" in t.lower() for _s, loc, t in safety)
-    assert _has(found["fd-performance"], "P1", "shop/db.py:24", "n+1")
+    assert _has(found["fd-performance"], "P2", "shop/db.py:24", "n+1")
     assert _has(
         found["fd-architecture"],
         "P2",

@@ -2,13 +2,16 @@
 
 Only lines that could hold a credential (a keyword, a long quoted token, a
 known key prefix) are handed to detect-secrets' file-aware line scanner, which
-keeps the scan fast on large trees. Every value found is registered with the
+keeps the scan fast on large trees. A keyword, entropy or basic-auth guess
+inside a Python docstring or comment is documentation (P2); a key in a
+provider's own format is P0 wherever it is. Every value found is registered with the
 analysis's :class:`~fluxdrive.runtimes.static.hits.SecretMask`, so no output
 ever shows it.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 import time
 from pathlib import PurePosixPath
@@ -22,6 +25,7 @@ from fluxdrive.runtimes.static.source import Source
 CANDIDATE = re.compile(
     r"(?i:pass|pwd|secret|token|api.?key|auth|cred|private|BEGIN)"
     r"|[\"'][A-Za-z0-9+/=_\-.]{20,}[\"']|AKIA|gh[pousr]_|sk_live|xox[abpr]-|eyJ|AIza"
+    r"|://[^/\s:@]+:[^/\s@]+@"  # credentials in a URL (detect-secrets' basic-auth detector)
 )
 SKIP_NAMES = {
     "package-lock.json",
@@ -34,6 +38,8 @@ SKIP_NAMES = {
 }
 SKIP_SUFFIXES = {".lock", ".svg", ".min.js", ".map"}
 ENTROPY_TYPES = {"Base64 High Entropy String", "Hex High Entropy String"}
+# Detectors that guess from a keyword or from randomness, not from a provider's key format.
+HEURISTIC_TYPES = {*ENTROPY_TYPES, "Secret Keyword", "Basic Auth Credentials"}
 TEST_HINTS = ("test", "spec", "fixture", "example", "sample", "mock")
 
 # detect-secrets keeps its settings in module globals: one scan at a time.
@@ -57,18 +63,37 @@ def _best_per_line(found: list[Any]) -> dict[int, list[Any]]:
     return by_line
 
 
-def _hit(source: Source, line: int, secrets: list[Any], lines: list[str]) -> Hit:
+def _prose_lines(context: AnalyzerContext, source: Source) -> set[int]:
+    """Lines of a Python file that are documentation: docstrings (any bare string statement) and comments."""
+    lines = {n for n, text in enumerate(source.text.splitlines(), start=1) if text.lstrip().startswith("#")}
+    tree = context.python_tree(source) if source.language == "python" else None
+    if tree is None:
+        return lines
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        for statement in body if isinstance(body, list) else ():
+            value = statement.value if isinstance(statement, ast.Expr) else None
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                lines.update(range(statement.lineno, (statement.end_lineno or statement.lineno) + 1))
+    return lines
+
+
+def _hit(source: Source, line: int, secrets: list[Any], lines: list[str], in_prose: bool) -> Hit:
     specific = [s for s in secrets if s.type not in ENTROPY_TYPES] or secrets
     kind = sorted({str(s.type) for s in specific})[0]
     path, reported, also = source.location(line)
     in_test = any(hint in source.path.lower() for hint in TEST_HINTS)
+    # A docstring's `https://user:pass@host` or `{'password': 'bar'}` is an example; a key with
+    # a provider's own format (AKIA..., ghp_..., a PEM block) is real wherever it is pasted.
+    example = in_prose and all(str(s.type) in HEURISTIC_TYPES for s in secrets)
+    where = " (test/example file)" if in_test else " (in a docstring or comment)" if example else ""
     return Hit(
         rule=f"detect-secrets:{kind.lower().replace(' ', '-')}",
         claim=Claim("secrets", "secrets"),
-        severity="P2" if in_test else "P0",
+        severity="P2" if in_test or example else "P0",
         path=path,
         line=reported,
-        title=f"Hard-coded {kind} in {path}" + (" (test/example file)" if in_test else ""),
+        title=f"Hard-coded {kind} in {path}{where}",
         why=(
             "A credential committed to the repository is readable by everyone with access to it, "
             "forever (history keeps it), and cannot be rotated without a code change."
@@ -102,9 +127,10 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
                 notes.append(f"detect-secrets skipped {source.name}: {type(exc).__name__}")
                 continue
             lines = source.text.splitlines()
+            prose = _prose_lines(context, source) if found else set()
             for line, secrets in sorted(_best_per_line(found).items()):
                 path, reported, _also = source.location(line)
                 for secret in secrets:
                     context.mask.add(path, reported, getattr(secret, "secret_value", None))
-                hits.append(_hit(source, line, secrets, lines))
+                hits.append(_hit(source, line, secrets, lines, line in prose))
     return AnalyzerOutput("secrets", tuple(hits), tuple(notes), time.monotonic() - started)

@@ -164,7 +164,8 @@ def _explained(module: PyModule, handler: ast.ExceptHandler) -> bool:
 def _swallow_severity(
     module: PyModule, handler: ast.ExceptHandler, try_body: list[ast.stmt], action: str
 ) -> CheckSeverity | None:
-    """P1 for a broad clause, P2 for cleanup or a narrow type, None for expected cases."""
+    """P2 for a broad clause (P3 when the work is best effort), P2 for a narrow type that drops a write,
+    None for expected cases. A swallowed error hides a failure; it is not by itself exploitable or data-losing."""
     caught = caught_names(handler)
     imports_only = all(isinstance(s, ast.Import | ast.ImportFrom) for s in try_body)
     function = module.enclosing_function(handler)
@@ -172,7 +173,7 @@ def _swallow_severity(
     if caught & OPTIONAL_IMPORT or imports_only or finalizer or _explained(module, handler):
         return None
     if caught & BROAD:
-        return "P2" if _best_effort(module, handler, try_body) else "P1"
+        return "P3" if _best_effort(module, handler, try_body) else "P2"
     if action != "pass" or caught <= EXPECTED_EXCEPTIONS or _best_effort(module, handler, try_body):
         return None
     return "P2" if _writes_something(try_body) else None  # probing/parsing fallbacks are fine
@@ -181,7 +182,7 @@ def _swallow_severity(
 @python_check(
     "py-swallowed-exception",
     tag="correctness",
-    severity="P1",
+    severity="P2",
     summary="except: / except Exception: whose body only passes, continues or returns None",
     match=[
         example("""

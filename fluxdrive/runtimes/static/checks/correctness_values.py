@@ -155,8 +155,8 @@ def _unchecked_uses(module: PyModule, function: Function) -> Iterator[tuple[ast.
 @python_check(
     "py-unchecked-none",
     tag="correctness",
-    severity="P1",
-    summary="A value that can be None (fetchone, dict.get, re.match, .first()) is used unchecked",
+    severity="P2",
+    summary="A value that can be None (fetchone, dict.get, re.match, .first()) is used unchecked; P1 for a missing row",
     match=[
         example("""
             def get_balance(cursor, account_id):
@@ -223,6 +223,9 @@ def unchecked_none(module: PyModule) -> Iterator[CheckHit]:
                 "AttributeError/TypeError instead of the missing case being handled.",
                 "Check first (`if row is None: ...`, `if (m := re.match(...)):`) or use a form "
                 "that cannot be None (d[key], .one(), a default value).",
+                # a missing row is routine (an unknown id is one request away) and the handler crashes on it;
+                # a regex or a mapping usually holds what the code expects, so it is P2
+                severity="P1" if name_tail(label.removesuffix("()")) in NONE_METHODS else None,
             )
 
 

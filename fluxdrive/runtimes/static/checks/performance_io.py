@@ -248,7 +248,7 @@ def _offloaded(node: ast.AST, module: PyModule) -> bool:
 @python_check(
     "py-blocking-in-async",
     tag="performance",
-    severity="P1",
+    severity="P2",
     summary="A blocking call (sleep, requests, subprocess, file/socket I/O) inside async def",
     match=[
         example_lines(

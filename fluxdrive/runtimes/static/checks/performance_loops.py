@@ -116,7 +116,7 @@ def _builds_tasks(node: ast.Call, module: PyModule, function: Function | None) -
 @python_check(
     "py-query-in-loop",
     tag="performance",
-    severity="P1",
+    severity="P2",
     summary="A database query or HTTP request inside a loop (N+1 round trips)",
     match=[
         example_lines(

@@ -134,7 +134,7 @@ def _client_sinks(handler: ast.ExceptHandler, routed: bool) -> Iterator[ast.AST]
 @python_check(
     "py-error-leak",
     tag="security",
-    severity="P1",
+    severity="P2",
     summary="Exception text or a traceback is sent to the client from an except block",
     match=[
         example("""

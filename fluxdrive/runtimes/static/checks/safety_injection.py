@@ -20,6 +20,7 @@ from fluxdrive.runtimes.static.checks._common import (
     positional_args,
     qualified_name,
     resolve_value,
+    route_call,
     snippet,
     walk_function,
 )
@@ -614,7 +615,10 @@ def unsafe_deserialization(module: PyModule, node: ast.Call) -> Iterator[CheckHi
     if proven_clean(module, node, data) and not _local_file(data, function, values):
         return
     local = _local_file(data, function, values)
-    outside = kind[0] == "P0" and _outside_input(data, function, values) is not None
+    origin = _outside_input(data, function, values) if kind[0] == "P0" else None
+    # A plain function's parameter is whatever its caller passes (pydantic's load_str_bytes unpickles
+    # only after allow_pickle=True): P1. A route handler's parameters are the URL's: P0.
+    outside = origin is not None and (not origin.startswith("parameter") or route_call(function) is not None)
     yaml = kind[1] == "yaml"
     yield CheckHit(
         line=node.lineno,

@@ -183,7 +183,7 @@ def permissive_cors(module: PyModule, node: ast.Assign | ast.Dict | ast.Call) ->
 
 
 NOT_DEPLOYED = {"dev", "development", "local", "test", "tests", "example", "examples"}
-DEBUG_CALLS = {"run", "FastAPI", "Starlette", "run_simple", "Quart"}
+DEBUG_CALLS = {"run", "FastAPI", "Starlette", "run_simple", "Quart", "Application"}  # Application: aiohttp
 APP_NAMES = re.compile(r"(\w*_)?app|application|server")
 
 
@@ -239,6 +239,11 @@ def _debug_assignment(node: ast.Assign, module: PyModule) -> str | None:
             from fastapi import FastAPI
 
             app = FastAPI(debug=True)
+        """),
+        example("""
+            from aiohttp import web
+
+            app = web.Application(debug=True)
         """),
         'app.config["DEBUG"] = True\n',
     ],

@@ -17,6 +17,7 @@ from fluxdrive.runtimes.static.checks._common import (
     Function,
     example,
     is_literal,
+    name_tail,
     qualified_name,
     route_call,
     snippet,
@@ -182,7 +183,7 @@ def _weak_name(value: ast.AST, weak: dict[str, tuple[str, int]]) -> tuple[str, i
     "py-insecure-cookie",
     tag="security",
     severity="P1",
-    summary="a cookie is set with secure=False (sent in clear text over HTTP) or httponly=False",
+    summary="a cookie (or a session storage's cookie) is set with secure=False or httponly=False",
     match=[
         example("""
             def remember(response, value):
@@ -192,11 +193,23 @@ def _weak_name(value: ast.AST, weak: dict[str, tuple[str, int]]) -> tuple[str, i
             def remember(response, value):
                 response.set_cookie("sid", value, secure=True, httponly=False)
         """),
+        example("""
+            from aiohttp_session.redis_storage import RedisStorage
+
+            def sessions(app):
+                return RedisStorage(app["redis"], httponly=False)
+        """),
     ],
     no_match=[
         example("""
             def remember(response, value):
                 response.set_cookie("session", value, secure=True, httponly=True, samesite="Lax")
+        """),
+        example("""
+            from aiohttp_session.cookie_storage import EncryptedCookieStorage
+
+            def sessions(key):
+                return EncryptedCookieStorage(key, httponly=True, secure=True)
         """),
         example("""
             def theme(response):
@@ -206,12 +219,14 @@ def _weak_name(value: ast.AST, weak: dict[str, tuple[str, int]]) -> tuple[str, i
     nodes=(ast.Call,),
 )
 def insecure_cookie(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
-    if not call_name(node).endswith("set_cookie"):
+    called = call_name(node)
+    storage = name_tail(called).endswith("Storage")  # aiohttp_session's RedisStorage, EncryptedCookieStorage ...
+    if not (called.endswith("set_cookie") or storage):
         return
     off = [flag for flag in ("secure", "httponly") if is_literal(keyword(node, flag), False)]
     if not off:
         return
-    name = snippet(node.args[0], 30) if node.args else "a cookie"
+    name = f"of the sessions {called}() keeps" if storage else snippet(node.args[0], 30) if node.args else "a cookie"
     yield CheckHit(
         line=node.lineno,
         title=f"Cookie {name} is set with {' and '.join(f'{f}=False' for f in off)} {module.where(node)}",
