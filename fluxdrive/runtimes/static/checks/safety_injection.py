@@ -618,7 +618,8 @@ def unsafe_deserialization(module: PyModule, node: ast.Call) -> Iterator[CheckHi
     origin = _outside_input(data, function, values) if kind[0] == "P0" else None
     # A plain function's parameter is whatever its caller passes (pydantic's load_str_bytes unpickles
     # only after allow_pickle=True): P1. A route handler's parameters are the URL's: P0.
-    outside = origin is not None and (not origin.startswith("parameter") or route_call(function) is not None)
+    routed = function is not None and route_call(function) is not None
+    outside = origin is not None and (not origin.startswith("parameter") or routed)
     yaml = kind[1] == "yaml"
     yield CheckHit(
         line=node.lineno,
