@@ -414,6 +414,11 @@ def score(cases: list[Case], flagged: set[int]) -> dict[str, Any]:
     }
 
 
+def _view(run: Run, rule: str, cases: list[Case], flagged: set[int]) -> dict[str, Any]:
+    """One column of the table: a tool's time, what counts as flagged, and the scores."""
+    return {"seconds": round(run.seconds, 2), "rule": rule, **score(cases, flagged)}
+
+
 def benchmark_python(
     checkout: Path, scratch: Path, semgrep_config: Path | None, bandit_command: str | None = None
 ) -> dict[str, Any]:
@@ -464,31 +469,32 @@ def benchmark_python(
             "parse_errors": bandit.note,
             **score(cases, flagged_cases(bandit, project, BANDIT_FLAG)),
         }
-        any_severity = score(cases, flagged_cases(bandit, project, BANDIT_ANY))
-        result["tools"]["bandit any-sev"] = {
-            "seconds": round(bandit.seconds, 2),
-            "rule": "an issue of any severity in the case's file",
-            **any_severity,
-        }
-        cwe_views["bandit cwe"] = {
-            "seconds": round(bandit.seconds, 2),
-            "rule": "an issue of any severity in the case's file naming the case's CWE",
-            **score(cases, flagged_cases(bandit, project, BANDIT_ANY, expected_cwe)),
-        }
+        result["tools"]["bandit any-sev"] = _view(
+            bandit, "an issue of any severity in the case's file", cases, flagged_cases(bandit, project, BANDIT_ANY)
+        )
+        cwe_views["bandit cwe"] = _view(
+            bandit,
+            "an issue of any severity in the case's file naming the case's CWE",
+            cases,
+            flagged_cases(bandit, project, BANDIT_ANY, expected_cwe),
+        )
     semgrep, note = run_semgrep(project, semgrep_config)
     if semgrep is None:
         result["notes"].append(note)
     else:
-        result["tools"]["semgrep"] = {
-            "seconds": round(semgrep.seconds, 2),
-            "rule": "a result of severity ERROR or WARNING in the case's file",
-            **score(cases, flagged_cases(semgrep, project, FLAGGING["semgrep"])),
-        }
-        cwe_views["semgrep cwe"] = {
-            "seconds": round(semgrep.seconds, 2),
-            "rule": "a result of any severity in the case's file naming the case's CWE",
-            **score(cases, flagged_cases(semgrep, project, BANDIT_ANY | {"INFO", "ERROR", "WARNING"}, expected_cwe)),
-        }
+        result["tools"]["semgrep"] = _view(
+            semgrep,
+            "a result of severity ERROR or WARNING in the case's file",
+            cases,
+            flagged_cases(semgrep, project, FLAGGING["semgrep"]),
+        )
+        every = BANDIT_ANY | {"INFO", "ERROR", "WARNING"}
+        cwe_views["semgrep cwe"] = _view(
+            semgrep,
+            "a result of any severity in the case's file naming the case's CWE",
+            cases,
+            flagged_cases(semgrep, project, every, expected_cwe),
+        )
     result["tools"].update(cwe_views)
     return result
 

@@ -434,13 +434,12 @@ _FIX = re.compile(
 )
 
 
-def recommendations(text: str) -> dict[str, str]:
-    """Issue id -> its ``Fix:`` line, from a report's Issues Found prose (one pass).
+def _issue_lines(text: str) -> Iterator[tuple[str | None, str | None]]:
+    """The Issues Found prose as (issue id, line): ``(id, None)`` where a numbered issue starts, then its lines.
 
-    Index lines (``- P1 | SF-001 | ...``) are skipped: the fix lives under the
-    numbered issue, not in the index.
+    Index lines (``- P1 | SF-001 | ...``) do not start an issue; a heading ends
+    one (its lines come with id None).
     """
-    found: dict[str, str] = {}
     current: str | None = None
     for _number, line in _lines_outside_fences(text):
         if _HEADING.match(line):
@@ -450,9 +449,17 @@ def recommendations(text: str) -> dict[str, str]:
         if start and line[:1] not in (" ", "\t") and line.count(" | ") < 2:
             identifier = _ISSUE_ID.search(start.group("rest"))
             current = identifier.group(1) if identifier else None
+            yield current, None
             continue
-        fix = _FIX.match(line)
-        if fix and current and current not in found:
+        yield current, line
+
+
+def recommendations(text: str) -> dict[str, str]:
+    """Issue id -> its first ``Fix:`` line, from a report's Issues Found prose (one pass)."""
+    found: dict[str, str] = {}
+    for current, line in _issue_lines(text):
+        fix = _FIX.match(line) if current is not None and line is not None else None
+        if fix and current is not None and current not in found:
             found[current] = " ".join(fix.group(1).split())
     return found
 
@@ -467,26 +474,18 @@ def issue_notes(text: str) -> dict[str, tuple[str, str]]:
     The explanation is the issue's prose lines that are neither evidence
     (the ``Evidence:`` line and what is indented under it), nor the fix, nor
     the lines that only name the rule or other places. Used for help texts
-    (SARIF rule descriptions); never for the findings themselves.
+    (SARIF rule descriptions); never for the findings themselves. The first
+    description of an id wins.
     """
     found: dict[str, tuple[list[str], list[str]]] = {}
-    current: str | None = None
+    kept: tuple[list[str], list[str]] | None = None
     evidence_indent: int | None = None
-    for _number, line in _lines_outside_fences(text):
-        if _HEADING.match(line):
-            current = None
-            continue
-        start = _ISSUE_START.match(line)
-        if start and line[:1] not in (" ", "\t") and line.count(" | ") < 2:
-            identifier = _ISSUE_ID.search(start.group("rest"))
-            current = identifier.group(1) if identifier else None
-            if current is not None and current in found:
-                current = None  # the first description of an id wins
-            elif current is not None:
-                found[current] = ([], [])
+    for current, line in _issue_lines(text):
+        if line is None:  # an issue starts
+            kept = found.setdefault(current, ([], [])) if current is not None and current not in found else None
             evidence_indent = None
             continue
-        if current is None or not line.strip():
+        if kept is None or current is None or not line.strip():
             continue
         indent = len(line) - len(line.lstrip())
         if evidence_indent is not None and indent > evidence_indent:
@@ -497,7 +496,7 @@ def issue_notes(text: str) -> dict[str, tuple[str, str]]:
             continue
         fix = _FIX.match(line)
         if fix:
-            found[current][1].append(" ".join(fix.group(1).split()))
+            kept[1].append(" ".join(fix.group(1).split()))
         elif not _PLACES_LINE.match(line):
-            found[current][0].append(" ".join(line.split()))
+            kept[0].append(" ".join(line.split()))
     return {key: (" ".join(why), " ".join(fix)) for key, (why, fix) in found.items()}
