@@ -1,5 +1,8 @@
 """Lizard: cyclomatic complexity, function length and parameter count, many languages.
 
+Python files are measured from the tree the checks already parsed
+(:mod:`python_metrics`, lizard's definitions); lizard reads the other languages.
+
 Threshold findings are P3 just over the threshold and P2 well over it
 (:func:`over`); never P1.
 """
@@ -12,6 +15,7 @@ from typing import Any
 
 from fluxdrive.config.model import StaticConfig
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.analyzers.python_metrics import python_functions
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
 from fluxdrive.runtimes.static.source import Source
 
@@ -106,14 +110,18 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
     hits: list[Hit] = []
     notes: list[str] = []
     for source in context.sources:
-        if PurePosixPath(source.name).suffix.lower() not in SUPPORTED:
+        tree = context.python_tree(source) if source.language == "python" else None
+        if tree is not None:  # the checks' parse, measured the way lizard measures
+            functions: list[Any] = list(python_functions(source.text, tree))
+        elif PurePosixPath(source.name).suffix.lower() not in SUPPORTED:
             continue
-        try:
-            info = analyze_file.analyze_source_code(source.name, source.text)
-        except Exception as exc:  # lizard's readers can choke on odd syntax
-            notes.append(f"lizard skipped {source.name}: {type(exc).__name__}")
-            continue
+        else:
+            try:
+                functions = list(analyze_file.analyze_source_code(source.name, source.text).function_list)
+            except Exception as exc:  # lizard's readers can choke on odd syntax
+                notes.append(f"lizard skipped {source.name}: {type(exc).__name__}")
+                continue
         lines = source.text.splitlines()
-        for function in info.function_list:
+        for function in functions:
             hits.extend(_function_hits(context, function, source, lines))
     return AnalyzerOutput("lizard", tuple(hits), tuple(notes), time.monotonic() - started)
