@@ -103,10 +103,6 @@ def _function_hits(context: AnalyzerContext, function: Any, source: Source, line
 def run(context: AnalyzerContext) -> AnalyzerOutput:
     """Measure every function of every supported source."""
     started = time.monotonic()
-    try:
-        from lizard import analyze_file
-    except ImportError:
-        return AnalyzerOutput("lizard", error="lizard is not installed (pip install lizard)")
     hits: list[Hit] = []
     notes: list[str] = []
     for source in context.sources:
@@ -116,6 +112,10 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
         elif PurePosixPath(source.name).suffix.lower() not in SUPPORTED:
             continue
         else:
+            try:
+                from lizard import analyze_file  # only for other languages (an import each worker would pay)
+            except ImportError:
+                return AnalyzerOutput("lizard", error="lizard is not installed (pip install lizard)")
             try:
                 functions = list(analyze_file.analyze_source_code(source.name, source.text).function_list)
             except Exception as exc:  # lizard's readers can choke on odd syntax

@@ -12,6 +12,9 @@ from fluxdrive.runtimes.static.rules import RuleError, load_rules, scan_text
 def run(context: AnalyzerContext) -> AnalyzerOutput:
     """Scan every source a rule applies to, parsing each file once per language."""
     started = time.monotonic()
+    sources = [s for s in context.sources if s.language not in ("python", "markdown")]
+    if not sources:  # nothing to scan: do not pay for loading the rule packs (a worker's start-up)
+        return AnalyzerOutput("patterns", seconds=time.monotonic() - started)
     try:
         rules = load_rules()
     except RuleError as exc:
@@ -22,9 +25,7 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
         return AnalyzerOutput("patterns", error="ast-grep-py is not installed (pip install ast-grep-py)")
     hits: list[Hit] = []
     notes: list[str] = []
-    for source in context.sources:
-        if source.language in ("python", "markdown"):
-            continue
+    for source in sources:
         lines = source.text.splitlines()
         try:
             matches = scan_text(source.text, source.name, rules, source.language)
