@@ -17,6 +17,7 @@ from fluxdrive.cli import (
     agents,
     config,
     domains,
+    evals,
     feedback,
     findings,
     history,
@@ -70,6 +71,7 @@ app.add_typer(agents.app, name="agents")
 app.add_typer(agent.app, name="agent")
 app.add_typer(rules.app, name="rules")
 app.add_typer(schema.app, name="schema")
+app.add_typer(evals.app, name="eval")
 app.command("synthesize")(synthesize.synthesize_command)
 app.command("triage")(triage.triage_command)
 app.command("review")(review.review_command)

@@ -26,3 +26,11 @@ def run() -> None:
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "fluxdrive run.json"
     out_json(schema)
+
+
+@app.command("ground-truth")
+def ground_truth() -> None:
+    """The JSON Schema of an eval fixture's ground-truth.json (fluxdrive eval)."""
+    from fluxdrive.eval import ground_truth_schema
+
+    out_json(ground_truth_schema())

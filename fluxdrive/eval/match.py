@@ -1,0 +1,181 @@
+"""One-to-one matching of produced findings to ground truth (an optimal assignment, not a greedy loop).
+
+Similarity of a produced finding and an expected one, from 0 to 1:
+
+- **place** (weight 0.5): same file (equal paths, or one ends with ``/`` + the
+  other) and a line within ``WINDOW`` lines of the expected line or range:
+  1 on it, 1/8 less per line away (0.625 at three lines), 0 beyond; for a ``section:``
+  location, the finding's section equal to it (case and punctuation aside);
+- **kind** (weight 0.3): the CWE ids overlap, or a word of the expected
+  category (``sql-injection`` -> sql, injection) appears in the finding's
+  title or rule ids;
+- **text** (weight 0.2): rapidfuzz's token-set ratio of title and description.
+
+A pair needs a place score above 0 and a total of at least ``THRESHOLD``
+(0.6: the right place alone is not enough - a P3 nit on the line of a leak
+does not find the leak - it needs the kind or a similar description too).
+Among eligible pairs, scipy's ``linear_sum_assignment`` picks the assignment
+with the highest total similarity, so two findings never claim one defect
+and one finding never counts twice.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from fluxdrive.eval.fixture import Decoy, Expected
+
+WINDOW = 3
+THRESHOLD = 0.6
+WEIGHTS = {"place": 0.5, "kind": 0.3, "text": 0.2}
+_PLACE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
+_WORD = re.compile(r"[a-z0-9]+")
+_GENERIC = {"any", "security", "correctness", "quality", "performance", "style", "bug", "issue", "missing"}
+
+
+@dataclass(frozen=True, slots=True)
+class Produced:
+    """A finding as findings.json reports it."""
+
+    id: str
+    severity: str
+    title: str
+    locations: tuple[str, ...] = ()
+    section: str = ""
+    rules: tuple[str, ...] = ()
+    cwe: tuple[str, ...] = ()
+    agents: tuple[str, ...] = ()
+
+    @classmethod
+    def from_json(cls, item: dict[str, Any]) -> Produced:
+        locations = item.get("locations") or ([item["location"]] if item.get("location") else [])
+        return cls(
+            id=str(item.get("id", "")),
+            severity=str(item.get("severity", "")),
+            title=str(item.get("title", "")),
+            locations=tuple(str(p) for p in locations),
+            section=str(item.get("section", "")),
+            rules=tuple(str(r) for r in item.get("rules") or ()),
+            cwe=tuple(str(c) for c in item.get("cwe") or ()),
+            agents=tuple(str(a) for a in item.get("agents") or ()),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """A produced finding matched to an expected one, with the parts of its score."""
+
+    expected: int
+    produced: int
+    score: float
+    place: float
+    kind: float
+    text: float
+    exact_place: bool
+
+
+@dataclass(slots=True)
+class Matching:
+    """The assignment: matched pairs, the expected findings missed, the produced findings left over."""
+
+    pairs: list[Pair] = field(default_factory=list)
+    missed: list[int] = field(default_factory=list)
+    extra: list[int] = field(default_factory=list)
+    decoys_flagged: list[tuple[int, int]] = field(default_factory=list)  # (decoy, produced)
+
+
+def _same_file(left: str, right: str) -> bool:
+    left, right = left.lstrip("./"), right.lstrip("./")
+    return left == right or left.endswith("/" + right) or right.endswith("/" + left)
+
+
+def _normal(text: str) -> str:
+    return " ".join(_WORD.findall(text.lower()))
+
+
+def place_score(expected: str, finding: Produced) -> tuple[float, bool]:
+    """(score, exactly on the place) of the finding's best location for the expected location."""
+    if expected.lower().startswith("section:"):
+        wanted = _normal(expected.split(":", 1)[1])
+        hit = bool(wanted) and _normal(finding.section) == wanted
+        return (1.0, True) if hit else (0.0, False)
+    place = _PLACE.match(expected)
+    if place is None:
+        return 0.0, False
+    start = int(place["start"])
+    end = int(place["end"] or start)
+    best, exact = 0.0, False
+    for location in finding.locations:
+        found = _PLACE.match(location)
+        if found is None or not _same_file(found["path"], place["path"]):
+            continue
+        line = int(found["start"])
+        distance = 0 if start <= line <= end else min(abs(line - start), abs(line - end))
+        if distance > WINDOW:
+            continue
+        score = 1.0 - distance / (2 * (WINDOW + 1))
+        if score > best:
+            best, exact = score, distance == 0
+    return best, exact
+
+
+def kind_score(category: str, cwe: str | None, finding: Produced) -> float:
+    """1 when the CWE ids overlap or a specific word of the category is in the title or rule ids."""
+    if cwe and cwe in finding.cwe:
+        return 1.0
+    words = set(_WORD.findall(category.lower())) - _GENERIC
+    if not words:
+        return 1.0 if category.lower() in _GENERIC else 0.0
+    said = set(_WORD.findall(f"{finding.title} {' '.join(finding.rules)}".lower()))
+    return 1.0 if words & said else 0.0
+
+
+def text_score(description: str, finding: Produced) -> float:
+    return float(fuzz.token_set_ratio(_normal(description), _normal(finding.title))) / 100.0
+
+
+def _pair(i: int, j: int, expected: Expected, finding: Produced) -> Pair | None:
+    place, exact = place_score(expected.location, finding)
+    if place <= 0:
+        return None
+    kind = kind_score(expected.category, expected.cwe, finding)
+    text = text_score(expected.description, finding)
+    score = WEIGHTS["place"] * place + WEIGHTS["kind"] * kind + WEIGHTS["text"] * text
+    return Pair(i, j, round(score, 4), place, kind, round(text, 4), exact) if score >= THRESHOLD else None
+
+
+def match(expected: Sequence[Expected], produced: Sequence[Produced], decoys: Sequence[Decoy] = ()) -> Matching:
+    """The optimal one-to-one matching, then the decoys the left-over findings land on."""
+    from scipy.optimize import linear_sum_assignment  # type: ignore[import-untyped]
+
+    candidates = {
+        (i, j): pair
+        for i, want in enumerate(expected)
+        for j, finding in enumerate(produced)
+        if (pair := _pair(i, j, want, finding)) is not None
+    }
+    result = Matching()
+    if candidates:
+        cost = [[-(candidates[(i, j)].score) if (i, j) in candidates else 0.0 for j in range(len(produced))]
+                for i in range(len(expected))]  # fmt: skip
+        rows, cols = linear_sum_assignment(cost)
+        result.pairs = sorted(
+            (candidates[(int(i), int(j))] for i, j in zip(rows, cols, strict=True) if (int(i), int(j)) in candidates),
+            key=lambda p: p.expected,
+        )
+    matched_expected = {p.expected for p in result.pairs}
+    matched_produced = {p.produced for p in result.pairs}
+    result.missed = [i for i in range(len(expected)) if i not in matched_expected]
+    result.extra = [j for j in range(len(produced)) if j not in matched_produced]
+    for d, decoy in enumerate(decoys):
+        for j in result.extra:
+            place, _exact = place_score(decoy.location, produced[j])
+            if place > 0 and kind_score(decoy.category, None, produced[j]) > 0:
+                result.decoys_flagged.append((d, j))
+                break
+    return result

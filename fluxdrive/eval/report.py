@@ -1,0 +1,87 @@
+"""An eval run as a table (per fixture, per lane, overall) and as JSON (every pair and miss)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fluxdrive.eval.match import Pair
+from fluxdrive.eval.runner import EvalRun, FixtureResult
+from fluxdrive.eval.score import Counts
+
+
+def _pct(value: float | None) -> str:
+    return "   -" if value is None else f"{value * 100:3.0f}%"
+
+
+def _row(name: str, counts: Counts, extra: str = "") -> str:
+    m = counts.metrics()
+    return (
+        f"{name[:34]:<34} {counts.found:>3}/{counts.expected:<3} {_pct(m['recall'])} {_pct(m['recall_p0p1'])} "
+        f"{_pct(m['precision'])} {_pct(m['f1'])} {_pct(m['severity_within_one'])} {_pct(m['location_exact'])} "
+        f"{counts.decoys_flagged:>2}/{counts.decoys:<2}{extra}"
+    )
+
+
+HEADER = f"{'fixture':<34} {'found':>7} {'rec':>4} {'P0/1':>4} {'prec':>4} {'F1':>4} {'sev1':>4} {'line':>4} decoys"
+
+
+def render_table(run: EvalRun) -> str:
+    """The run as text: a row per fixture, per lane and overall."""
+    lines = [HEADER]
+    for result in run.results:
+        note = f"  {result.error}" if result.error else f"  {result.seconds:4.1f}s"
+        lines.append(_row(result.fixture.id, result.counts, note))
+    lines.append("")
+    for lane, counts in run.lanes().items():
+        lines.append(_row(f"lane {lane}", counts))
+    lines.append(_row("overall", run.overall()))
+    lines.append(
+        "(rec: recall of all ground truth, P0/1: of its P0/P1; prec: precision of everything reported; "
+        "sev1: matched severity within one level; line: on the expected line; decoys: must_not_flag entries hit)"
+    )
+    return "\n".join(lines)
+
+
+def _fixture_json(result: FixtureResult) -> dict[str, Any]:
+    truth = result.fixture.truth
+    return {
+        "fixture_id": truth.fixture_id,
+        "agent_type": truth.agent_type,
+        "input": result.fixture.kind,
+        "verdict": result.verdict,
+        "error": result.error,
+        "seconds": round(result.seconds, 2),
+        "metrics": result.counts.metrics(),
+        "counts": _counts(result.counts),
+        "pairs": [_pair_json(result, p) for p in result.matching.pairs],
+        "missed": [truth.findings[i].model_dump(exclude_none=True) for i in result.matching.missed],
+        "decoys_flagged": [
+            {"decoy": truth.must_not_flag[d].model_dump(), "produced": result.produced[j].title}
+            for d, j in result.matching.decoys_flagged
+        ],
+        "extra": len(result.matching.extra),
+    }
+
+
+def _pair_json(result: FixtureResult, pair: Pair) -> dict[str, Any]:
+    produced = result.produced[pair.produced]
+    return {
+        "expected": result.fixture.truth.findings[pair.expected].model_dump(exclude_none=True),
+        "produced": {"id": produced.id, "severity": produced.severity, "title": produced.title,
+                     "locations": list(produced.locations)},
+        "score": pair.score, "place": pair.place, "kind": pair.kind, "text": pair.text,
+    }  # fmt: skip
+
+
+def _counts(counts: Counts) -> dict[str, int]:
+    return {name: getattr(counts, name) for name in Counts.__dataclass_fields__}
+
+
+def render_json(run: EvalRun) -> dict[str, Any]:
+    """The run as a JSON-ready document."""
+    return {
+        "settings": run.settings,
+        "overall": {"metrics": run.overall().metrics(), "counts": _counts(run.overall())},
+        "lanes": {lane: {"metrics": c.metrics(), "counts": _counts(c)} for lane, c in run.lanes().items()},
+        "fixtures": [_fixture_json(r) for r in run.results],
+    }

@@ -1,0 +1,124 @@
+"""Run a reviewer on every fixture and score it: ``fluxdrive eval run``.
+
+Each fixture is copied to a fresh temporary directory (a run never writes
+into the fixtures), a diff fixture gets its patch applied with ``git apply``
+and is reviewed as that diff, and the review runs through the same
+``run_review`` a user's command does, non-interactively (``--yes``), with the
+runtime, model and agents asked for. Its findings.json is matched against
+the ground truth (:mod:`fluxdrive.eval.match`) and counted
+(:mod:`fluxdrive.eval.score`).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fluxdrive.errors import UsageError
+from fluxdrive.eval.fixture import Fixture
+from fluxdrive.eval.match import Matching, Produced, match
+from fluxdrive.eval.score import Counts, count, sum_counts
+
+
+@dataclass(slots=True)
+class FixtureResult:
+    """One fixture's run: what was produced, how it matched, its counts."""
+
+    fixture: Fixture
+    produced: list[Produced]
+    matching: Matching
+    counts: Counts
+    seconds: float
+    verdict: str | None = None
+    error: str | None = None
+
+
+@dataclass(slots=True)
+class EvalRun:
+    """Every fixture's result and the settings they ran with."""
+
+    settings: dict[str, Any]
+    results: list[FixtureResult] = field(default_factory=list)
+
+    def lanes(self) -> dict[str, Counts]:
+        """Counts added up per lane (the fixtures' agent_type)."""
+        lanes: dict[str, list[Counts]] = {}
+        for result in self.results:
+            lanes.setdefault(result.fixture.truth.agent_type, []).append(result.counts)
+        return {lane: sum_counts(parts) for lane, parts in sorted(lanes.items())}
+
+    def overall(self) -> Counts:
+        return sum_counts(r.counts for r in self.results)
+
+
+def _stage(fixture: Fixture, scratch: Path) -> tuple[str, Path, str | None]:
+    """(target, working directory, diff text) of the copy of the fixture the review runs on."""
+    root = fixture.root
+    if fixture.kind == "document":
+        work = scratch / "input"
+        work.mkdir()
+        shutil.copy2(root / "document.md", work / "document.md")
+        return "document.md", work, None
+    if fixture.kind == "project":
+        work = scratch / "project"
+        shutil.copytree(root / "project", work)
+        return ".", work, None
+    work = scratch / "base"
+    shutil.copytree(root / "base", work)
+    patch = (root / "change.patch").read_text(encoding="utf-8")
+    git = shutil.which("git")
+    if git is None:
+        raise UsageError("git is not installed: a diff fixture's patch is applied with git apply")
+    applied = subprocess.run(
+        [git, "apply", "--whitespace=nowarn", "-"], input=patch, text=True, cwd=work, capture_output=True, check=False
+    )
+    if applied.returncode != 0:
+        raise UsageError(f"{root / 'change.patch'}: does not apply to base/: {applied.stderr.strip()[:200]}")
+    return "-", work, patch
+
+
+def run_fixture(fixture: Fixture, review: Callable[..., Any]) -> FixtureResult:
+    """Review one fixture's copy and score the findings.
+
+    ``review(target, cwd=, output_dir=, stdin_text=)`` runs the reviewer and
+    leaves findings.json in ``output_dir``.
+    """
+    started = time.monotonic()
+    truth = fixture.truth
+    with tempfile.TemporaryDirectory(prefix="fluxdrive-eval-") as tmp:
+        scratch = Path(tmp)
+        output = scratch / "out"
+        try:
+            target, work, diff = _stage(fixture, scratch)
+            review(target, cwd=work, output_dir=output, stdin_text=diff)
+            data = json.loads((output / "findings.json").read_text(encoding="utf-8"))
+            produced = [Produced.from_json(item) for item in data.get("findings", [])]
+            verdict, error = data.get("verdict"), None
+        except (OSError, ValueError) as exc:
+            produced, verdict, error = [], None, f"{type(exc).__name__}: {exc}"
+    matching = match(truth.findings, produced, truth.must_not_flag)
+    counts = count(truth.findings, produced, matching, len(truth.must_not_flag))
+    return FixtureResult(fixture, produced, matching, counts, time.monotonic() - started, verdict, error)
+
+
+def run_eval(
+    fixtures: Sequence[Fixture],
+    review: Callable[..., Any],
+    settings: dict[str, Any],
+    progress: Callable[[FixtureResult], None] | None = None,
+) -> EvalRun:
+    """Every fixture, in id order; ``settings`` (runtime, model, agents) are recorded with the results."""
+    run = EvalRun(dict(settings))
+    for fixture in fixtures:
+        result = run_fixture(fixture, review)
+        run.results.append(result)
+        if progress is not None:
+            progress(result)
+    return run

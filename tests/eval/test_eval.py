@@ -1,0 +1,217 @@
+"""``fluxdrive eval``: fixtures, one-to-one matching with known answers, metrics, and real runs of the static runtime."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from fluxdrive.eval import find_fixtures, load_fixture, match
+from fluxdrive.eval.fixture import Decoy, Expected
+from fluxdrive.eval.match import Produced
+from fluxdrive.eval.score import count
+from tests.conftest import CliResult
+
+APP = textwrap.dedent(
+    """\
+    import sqlite3
+
+    from flask import Flask, request
+
+    app = Flask(__name__)
+
+
+    @app.get("/orders")
+    def orders():
+        customer = request.args.get("customer", "")
+        db = sqlite3.connect("shop.db")
+        rows = db.execute(f"SELECT * FROM orders WHERE customer = '{customer}'").fetchall()
+        db.close()
+        return {"orders": rows}
+
+
+    @app.get("/order")
+    def order():
+        db = sqlite3.connect("shop.db")
+        row = db.execute("SELECT * FROM orders WHERE id = ?", (request.args.get("id"),)).fetchall()
+        db.close()
+        return {"order": row}
+    """
+)
+TRUTH = {
+    "fixture_id": "tiny-sqli",
+    "agent_type": "fd-safety",
+    "findings": [
+        {
+            "severity": "P0",
+            "location": "app.py:12",
+            "description": "customer from the query string is formatted into the SQL text",
+            "category": "sql-injection",
+            "cwe": "CWE-89",
+        }
+    ],
+    "must_not_flag": [
+        {"location": "app.py:20", "description": "parameterized query: safe", "category": "sql-injection"}
+    ],
+    "annotator": "test",
+    "notes": "",
+}
+
+
+def _fixture(root: Path, truth: dict[str, object] = TRUTH) -> Path:
+    (root / "project").mkdir(parents=True)
+    (root / "project" / "app.py").write_text(APP, encoding="utf-8")
+    (root / "ground-truth.json").write_text(json.dumps(truth), encoding="utf-8")
+    return root
+
+
+def _produced(severity: str, title: str, *locations: str, cwe: tuple[str, ...] = ()) -> Produced:
+    return Produced(id=title[:6], severity=severity, title=title, locations=locations, cwe=cwe)
+
+
+def test_matching_is_one_to_one_and_optimal_not_greedy() -> None:
+    expected = [
+        Expected(
+            severity="P0", location="db.py:10", description="SQL injection in the search", category="sql-injection"
+        ),
+        Expected(severity="P1", location="db.py:12", description="SQL injection in the sort", category="sql-injection"),
+    ]
+    # the first finding is close to both; a greedy pass would give it to the first truth and leave the
+    # second finding (only near the first truth) without a partner
+    produced = [
+        _produced("P0", "SQL built from request data (sql injection)", "db.py:11"),
+        _produced("P0", "SQL built from request data (sql injection)", "db.py:9"),
+    ]
+    result = match(expected, produced)
+    assert {(p.expected, p.produced) for p in result.pairs} == {(0, 1), (1, 0)}
+    assert result.missed == [] and result.extra == []
+
+
+def test_place_kind_and_threshold_decide_a_match() -> None:
+    truth = [Expected(severity="P1", location="a.py:20-24", description="Leaked file handle", category="resource-leak")]
+    far = [_produced("P1", "File handle never closed", "a.py:40")]
+    other_file = [_produced("P1", "File handle never closed", "b.py:22")]
+    wrong_kind = [_produced("P3", "Magic number 86400", "a.py:22")]
+    in_range = [_produced("P2", "File from open() in `fh` is never closed (resource leak)", "a.py:22")]
+    assert match(truth, far).missed == [0]
+    assert match(truth, other_file).missed == [0]
+    assert match(truth, wrong_kind).missed == [0], "a nit on the line does not find the defect"
+    (pair,) = match(truth, in_range).pairs
+    assert pair.exact_place and pair.kind == 1.0
+    counts = count(truth, in_range, match(truth, in_range), 0)
+    metrics = counts.metrics()
+    assert metrics["recall"] == 1.0 and metrics["severity_exact"] == 0.0 and metrics["severity_within_one"] == 1.0
+
+
+def test_cwe_agreement_and_decoys() -> None:
+    truth = [Expected(severity="P0", location="x.py:5", description="eval of input", category="code-injection",
+                      cwe="CWE-95")]  # fmt: skip
+    decoys = [Decoy(location="x.py:30", description="literal_eval: safe", category="code-injection")]
+    produced = [
+        _produced("P0", "eval() runs request text", "x.py:5", cwe=("CWE-95",)),
+        _produced("P1", "Code injection through eval()", "x.py:30"),
+    ]
+    result = match(truth, produced, decoys)
+    assert [(p.expected, p.produced) for p in result.pairs] == [(0, 0)]
+    assert result.decoys_flagged == [(0, 1)]
+    assert count(truth, produced, result, 1).metrics()["decoys_flagged"] == 1.0
+
+
+def test_schema_describes_the_format_and_bad_fixtures_get_one_line(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    printed: CliResult = cli("schema", "ground-truth")
+    schema = json.loads(printed.out)
+    jsonschema.Draft202012Validator(schema).validate(TRUTH)
+    for shipped in sorted(Path(__file__).resolve().parents[2].joinpath("evals").glob("*/ground-truth.json")):
+        jsonschema.Draft202012Validator(schema).validate(json.loads(shipped.read_text(encoding="utf-8")))
+        load_fixture(shipped.parent)
+
+    broken = dict(TRUTH, findings=[dict(TRUTH["findings"][0], severity="P7")])  # type: ignore[index]
+    root = _fixture(tmp_path / "bad", broken)
+    result: CliResult = cli("eval", "run", root)
+    assert result.code == 2
+    lines = [line for line in result.err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "ground-truth.json: findings.0.severity:" in lines[0], result.err
+
+    (root / "ground-truth.json").write_text(json.dumps(TRUTH), encoding="utf-8")
+    (root / "document.md").write_text("# two inputs\n", encoding="utf-8")
+    result = cli("eval", "run", root)
+    assert result.code == 2 and "exactly one input" in result.err
+
+
+def test_new_scaffolds_a_fixture_that_loads(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    for kind in ("document", "project", "diff"):
+        created: CliResult = cli("eval", "new", tmp_path / f"case-{kind}", "--input", kind)
+        assert created.code == 0, created.err
+        fixture = load_fixture(tmp_path / f"case-{kind}")
+        assert fixture.kind == kind and fixture.id == f"case-{kind}"
+    again: CliResult = cli("eval", "new", tmp_path / "case-project")
+    assert again.code == 2 and "already exists" in again.err
+
+
+def test_static_runtime_run_on_project_and_diff_fixtures(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    suite = tmp_path / "suite"
+    _fixture(suite / "tiny-sqli")
+    # the same defect arriving as a diff: base/ has the safe version, change.patch makes it injectable
+    diff_case = suite / "tiny-sqli-diff"
+    (diff_case / "base").mkdir(parents=True)
+    safe = APP.replace(
+        "f\"SELECT * FROM orders WHERE customer = '{customer}'\"",
+        '"SELECT * FROM orders WHERE customer = ?", (customer,)',
+    )
+    (diff_case / "base" / "app.py").write_text(safe, encoding="utf-8")
+    work = tmp_path / "patchwork"
+    shutil.copytree(diff_case / "base", work)
+    (work / "app.py").write_text(APP, encoding="utf-8")
+    patch = subprocess.run(
+        ["git", "diff", "--no-index", "--", str(diff_case / "base" / "app.py"), str(work / "app.py")],
+        capture_output=True, text=True, check=False,
+    ).stdout  # fmt: skip
+    patch = patch.replace(str(diff_case / "base" / "app.py").lstrip("/"), "app.py").replace(
+        str(work / "app.py").lstrip("/"), "app.py"
+    )
+    (diff_case / "change.patch").write_text(patch, encoding="utf-8")
+    (diff_case / "ground-truth.json").write_text(json.dumps(dict(TRUTH, fixture_id="tiny-sqli-diff")), encoding="utf-8")
+    before = sorted(p.relative_to(suite) for p in suite.rglob("*"))
+
+    assert [f.id for f in find_fixtures(suite)] == ["tiny-sqli", "tiny-sqli-diff"]
+    report = tmp_path / "run.json"
+    result: CliResult = cli("eval", "run", suite, "--json", report)
+    assert result.code == 0, result.err
+    assert "tiny-sqli " in result.out and "lane fd-safety" in result.out and "overall" in result.out
+    data = json.loads(report.read_text(encoding="utf-8"))
+    for fixture in data["fixtures"]:
+        assert fixture["error"] is None
+        assert fixture["metrics"]["recall"] == 1.0, fixture
+        assert fixture["decoys_flagged"] == [], "the parameterized query is not flagged"
+        (pair,) = fixture["pairs"]
+        assert pair["produced"]["severity"] == "P0" and pair["place"] == 1.0
+    assert data["overall"]["counts"]["found"] == 2 and data["settings"]["runtime"] == "static"
+    assert sorted(p.relative_to(suite) for p in suite.rglob("*")) == before, "a run never writes into the fixtures"
+
+
+@pytest.mark.parametrize("kind", ["document"])
+def test_document_fixture_reviews_the_document(tmp_path: Path, cli, kind: str) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "plan"
+    root.mkdir()
+    (root / "document.md").write_text(
+        "# Rollout plan\n\n## Steps\n\n1. Drop the old table.\n2. TBD: who approves.\n", encoding="utf-8"
+    )
+    truth = {
+        "fixture_id": "plan",
+        "agent_type": "any",
+        "findings": [
+            {"severity": "P2", "location": "document.md:6", "description": "TBD marker: approver undecided",
+             "category": "unresolved-marker"}
+        ],
+    }  # fmt: skip
+    (root / "ground-truth.json").write_text(json.dumps(truth), encoding="utf-8")
+    result: CliResult = cli("eval", "run", root, "--as-json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["fixtures"][0]["input"] == kind and data["fixtures"][0]["error"] is None
+    assert data["overall"]["counts"]["expected"] == 1
