@@ -66,11 +66,17 @@ def run(
         Path | None, typer.Option("--json", metavar="FILE", help="Also write every pair, miss and metric here.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--as-json", help="Print the JSON instead of the table.")] = False,
+    fail_below: Annotated[
+        Path | None,
+        typer.Option("--fail-below", metavar="BASELINE", help="Exit 1 when an overall metric drops below this run's."),
+    ] = None,
 ) -> None:
     """Review every fixture and print recall, precision, F1, severity and location accuracy, decoys flagged."""
     from fluxdrive._atomic import atomic_write_json
     from fluxdrive.eval import find_fixtures, render_json, render_table, run_eval
+    from fluxdrive.eval.compare import load_run, regressions
 
+    baseline = load_run(fail_below) if fail_below is not None else None
     chosen = [a.strip() for a in agents.split(",") if a.strip()] if agents else None
     found = find_fixtures(fixtures)
     note(f"eval: {len(found)} fixture(s), runtime {runtime}" + (f", model {model}" if model else ""))
@@ -82,3 +88,20 @@ def run(
         out_json(document)
     else:
         out(render_table(result))
+    if baseline is not None:
+        worse = regressions(document, baseline)
+        for line in worse:
+            note(f"regression: {line}")
+        if worse:
+            raise typer.Exit(1)
+
+
+@app.command("compare")
+def compare_runs(
+    run_a: Annotated[Path, typer.Argument(help="The first run's JSON (eval run --json), e.g. before a change.")],
+    run_b: Annotated[Path, typer.Argument(help="The second run's JSON, e.g. after it.")],
+) -> None:
+    """Every metric of two runs with its delta, and the fixtures whose results moved."""
+    from fluxdrive.eval.compare import compare, load_run
+
+    out(compare(load_run(run_a), load_run(run_b)))

@@ -215,3 +215,24 @@ def test_document_fixture_reviews_the_document(tmp_path: Path, cli, kind: str) -
     data = json.loads(result.out)
     assert data["fixtures"][0]["input"] == kind and data["fixtures"][0]["error"] is None
     assert data["overall"]["counts"]["expected"] == 1
+
+
+def test_compare_shows_disabling_an_agent_and_the_baseline_catches_it(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    suite = tmp_path / "suite"
+    _fixture(suite / "tiny-sqli")
+    full, without = tmp_path / "full.json", tmp_path / "without.json"
+    assert cli("eval", "run", suite, "--json", full).code == 0
+    less: CliResult = cli("eval", "run", suite, "--agents", "fd-quality,fd-correctness", "--json", without)
+    assert less.code == 0, less.err
+
+    compared: CliResult = cli("eval", "compare", full, without)
+    assert compared.code == 0, compared.err
+    recall = next(line for line in compared.out.splitlines() if line.startswith("overall recall "))
+    assert recall.split()[-3:] == ["100.0", "0.0", "-100.0"], recall
+    assert "fixtures that changed: 1" in compared.out and "tiny-sqli" in compared.out
+
+    held: CliResult = cli("eval", "run", suite, "--agents", "fd-quality", "--fail-below", full)
+    assert held.code == 1 and "regression: recall 0.0% < baseline 100.0%" in held.err
+    assert cli("eval", "run", suite, "--fail-below", full).code == 0
+    bad: CliResult = cli("eval", "compare", full, tmp_path / "missing.json")
+    assert bad.code == 2 and "not an eval run's JSON" in bad.err
