@@ -22,6 +22,7 @@ discards.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import sqlite3
 import statistics
@@ -90,6 +91,26 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         CREATE INDEX agent_calls_agent_model ON agent_calls (agent, model_id);
         CREATE INDEX agent_calls_run ON agent_calls (run_id);
         CREATE INDEX runs_project_started ON runs (project, started_at);
+        """,
+    ),
+    (
+        3,
+        "eval_runs",
+        """
+        CREATE TABLE eval_runs (
+            id INTEGER PRIMARY KEY,
+            at TEXT NOT NULL,
+            suite TEXT NOT NULL,
+            runtime TEXT NOT NULL,
+            model TEXT,
+            agents TEXT,
+            fixtures INTEGER NOT NULL,
+            passed INTEGER NOT NULL CHECK (passed IN (0, 1)),
+            qualify INTEGER NOT NULL CHECK (qualify IN (0, 1)),
+            metrics TEXT NOT NULL,
+            reasons TEXT NOT NULL
+        );
+        CREATE INDEX eval_runs_model ON eval_runs (model, at);
         """,
     ),
 )
@@ -413,3 +434,61 @@ def estimate_tokens(
         return default, "default"
     calls = "call" if len(totals) == 1 else "calls"
     return round(statistics.median(totals)), f"median of {len(totals)} past {calls}"
+
+
+@dataclasses.dataclass(frozen=True)
+class EvalRow:
+    """One recorded ``fluxdrive eval run`` / ``eval qualify``."""
+
+    at: str
+    suite: str
+    runtime: str
+    model: str | None
+    fixtures: int
+    passed: bool
+    qualify: bool
+    metrics: dict[str, Any]
+    reasons: list[str]
+
+
+def record_eval(
+    connection: sqlite3.Connection,
+    document: dict[str, Any],
+    *,
+    suite: str,
+    reasons: list[str],
+    qualify: bool,
+) -> None:
+    """Record an eval run (its overall metrics and why it failed, if it did) next to the reviews."""
+    settings = document.get("settings", {})
+    agents = settings.get("agents")
+    with connection:
+        connection.execute(
+            "INSERT INTO eval_runs (at, suite, runtime, model, agents, fixtures, passed, qualify, metrics, reasons)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                utc_timestamp(),
+                suite,
+                str(settings.get("runtime") or "static"),
+                settings.get("model"),
+                ",".join(agents) if agents else None,
+                len(document.get("fixtures", [])),
+                int(not reasons),
+                int(qualify),
+                json.dumps(document["overall"]["metrics"], sort_keys=True),
+                json.dumps(reasons),
+            ),
+        )
+
+
+def eval_runs(connection: sqlite3.Connection, *, model: str | None = None, limit: int = 20) -> list[EvalRow]:
+    """Recorded eval runs, newest first (of one model when given)."""
+    query = "SELECT at, suite, runtime, model, fixtures, passed, qualify, metrics, reasons FROM eval_runs"
+    args: tuple[Any, ...] = ()
+    if model is not None:
+        query, args = query + " WHERE model = ?", (model,)
+    rows = connection.execute(query + " ORDER BY id DESC LIMIT ?", (*args, limit)).fetchall()
+    return [
+        EvalRow(r[0], r[1], r[2], r[3], int(r[4]), bool(r[5]), bool(r[6]), json.loads(r[7]), json.loads(r[8]))
+        for r in rows
+    ]

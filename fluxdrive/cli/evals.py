@@ -54,6 +54,35 @@ def _review(runtime: str, model: str | None, agents: list[str] | None) -> Any:
     return review
 
 
+def _evaluate(
+    fixtures: Path, runtime: str, model: str | None, agents: list[str] | None, *, qualify: bool
+) -> tuple[dict[str, Any], Any, list[str]]:
+    """Run the suite, gate it with eval.thresholds, record it in the history: (document, run, reasons)."""
+    from fluxdrive.cli._io import warn
+    from fluxdrive.config.loader import load_config
+    from fluxdrive.eval import find_fixtures, render_json, run_eval
+    from fluxdrive.eval.gate import gate
+    from fluxdrive.history import HistoryUnavailableError, open_history, record_eval
+
+    found = find_fixtures(fixtures)
+    thresholds = load_config(Path.cwd()).config.eval.thresholds
+    note(f"eval: {len(found)} fixture(s), runtime {runtime}" + (f", model {model}" if model else ""))
+    result = run_eval(found, _review(runtime, model, agents), {"runtime": runtime, "model": model, "agents": agents})
+    document = render_json(result)
+    reasons = gate(document, thresholds)
+    document["gate"] = {"passed": not reasons, "reasons": reasons}
+    try:
+        with open_history() as connection:
+            record_eval(connection, document, suite=str(fixtures.resolve()), reasons=reasons, qualify=qualify)
+    except HistoryUnavailableError as error:
+        warn(f"{error}; the eval run is not recorded")
+    return document, result, reasons
+
+
+def _gate_lines(reasons: list[str]) -> str:
+    return "gate: PASS" if not reasons else "gate: FAIL\n" + "\n".join(f"  {r}" for r in reasons)
+
+
 @app.command("run")
 def run(
     fixtures: Annotated[Path, typer.Argument(help="A fixture directory, or a directory of them (evals/).")],
@@ -71,29 +100,46 @@ def run(
         typer.Option("--fail-below", metavar="BASELINE", help="Exit 1 when an overall metric drops below this run's."),
     ] = None,
 ) -> None:
-    """Review every fixture and print recall, precision, F1, severity and location accuracy, decoys flagged."""
+    """Review every fixture and print recall, precision, F1, severity and location accuracy, decoys flagged.
+
+    The run is gated by eval.thresholds (a P0 miss fails) and recorded in the history database.
+    """
     from fluxdrive._atomic import atomic_write_json
-    from fluxdrive.eval import find_fixtures, render_json, render_table, run_eval
+    from fluxdrive.eval import render_table
     from fluxdrive.eval.compare import load_run, regressions
 
     baseline = load_run(fail_below) if fail_below is not None else None
     chosen = [a.strip() for a in agents.split(",") if a.strip()] if agents else None
-    found = find_fixtures(fixtures)
-    note(f"eval: {len(found)} fixture(s), runtime {runtime}" + (f", model {model}" if model else ""))
-    result = run_eval(found, _review(runtime, model, chosen), {"runtime": runtime, "model": model, "agents": chosen})
-    document = render_json(result)
+    document, result, reasons = _evaluate(fixtures, runtime, model, chosen, qualify=False)
     if json_out is not None:
         atomic_write_json(json_out, document)
     if as_json:
         out_json(document)
     else:
         out(render_table(result))
+        out(_gate_lines(reasons))
     if baseline is not None:
         worse = regressions(document, baseline)
         for line in worse:
             note(f"regression: {line}")
         if worse:
             raise typer.Exit(1)
+
+
+@app.command("qualify")
+def qualify(
+    model: Annotated[str, typer.Option("--model", metavar="MODEL", help="The model to qualify, e.g. openai:gpt-4o.")],
+    fixtures: Annotated[Path, typer.Argument(help="The suite (default: evals/).")] = Path("evals"),
+    runtime: Annotated[str, typer.Option("--runtime", metavar="NAME", help="llm or cli-agent.")] = "llm",
+) -> None:
+    """Run the suite with a model, apply eval.thresholds, record the result; exit 1 when it does not qualify."""
+    from fluxdrive.eval import render_table
+
+    _document, result, reasons = _evaluate(fixtures, runtime, model, None, qualify=True)
+    out(render_table(result))
+    out(_gate_lines(reasons).replace("gate:", f"qualify {model}:"))
+    if reasons:
+        raise typer.Exit(1)
 
 
 @app.command("compare")

@@ -252,6 +252,22 @@ class KnowledgeBaseConfig(_Section):
     swarm_concurrency: int = Field(5, ge=1, le=32, description="investigating agents in flight")
 
 
+class EvalThresholds(_Section):
+    """What a reviewer must reach on the eval suite to pass (``fluxdrive eval run`` / ``eval qualify``)."""
+
+    fail_on_p0_miss: bool = Field(True, description="a P0 of the ground truth that no finding matched fails the run")
+    recall_p0p1: float = Field(0.5, ge=0, le=1, description="minimum recall of the ground truth's P0/P1")
+    recall: float = Field(0.0, ge=0, le=1, description="minimum recall of all ground truth")
+    precision_p0p1: float = Field(0.0, ge=0, le=1, description="minimum share of reported P0/P1 that are real")
+    decoys_flagged: float = Field(1.0, ge=0, le=1, description="maximum share of must_not_flag decoys hit")
+
+
+class EvalConfig(_Section):
+    """``fluxdrive eval``: the pass/fail gate."""
+
+    thresholds: EvalThresholds = Field(default_factory=EvalThresholds)
+
+
 class LayerRule(_Section):
     """An import the architecture check forbids: modules under ``source`` may not import ``forbidden``."""
 
@@ -359,6 +375,7 @@ class Config(_Section):
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
     kb: KnowledgeBaseConfig = Field(default_factory=KnowledgeBaseConfig)
     static: StaticConfig = Field(default_factory=StaticConfig)
+    eval: EvalConfig = Field(default_factory=EvalConfig)
     llm: LlmConfig = Field(default_factory=LlmConfig)
     cli_agent: CliAgentConfig = Field(default_factory=CliAgentConfig)
     agents: dict[str, AgentRuntime] = Field(default_factory=dict, description="per-agent runtime and model")

@@ -236,3 +236,47 @@ def test_compare_shows_disabling_an_agent_and_the_baseline_catches_it(tmp_path: 
     assert cli("eval", "run", suite, "--fail-below", full).code == 0
     bad: CliResult = cli("eval", "compare", full, tmp_path / "missing.json")
     assert bad.code == 2 and "not an eval run's JSON" in bad.err
+
+
+REPORT = (
+    "### Findings Index\n"
+    '- P0 | SF-001 | "app.py" | SQL injection: customer from the query string is formatted into the SQL | app.py:12\n'
+    "Verdict: risky\n\n"
+    "### Issues Found\n"
+    "1. SF-001 P0: SQL injection (app.py:12)\n"
+    "   The f-string puts the request's customer into the query. Fix: bind it as a parameter.\n"
+)
+
+
+def test_qualify_a_model_against_the_fake_provider(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli) -> None:  # type: ignore[no-untyped-def]
+    from fluxdrive.history import eval_runs, open_history
+    from tests.fakes.llm_server import FakeProvider, Text
+
+    suite = tmp_path / "suite"
+    _fixture(suite / "tiny-sqli")
+    missed = dict(TRUTH, fixture_id="tiny-sqli-missed", findings=[
+        {"severity": "P0", "location": "app.py:20", "description": "a defect the model does not see",
+         "category": "race-condition"},
+    ], must_not_flag=[])  # fmt: skip
+    _fixture(suite / "tiny-sqli-missed", missed)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    with FakeProvider() as provider:
+        provider.script("fd-safety", Text(REPORT))
+        monkeypatch.setenv("OPENAI_BASE_URL", provider.base_url_openai)
+        failed: CliResult = cli("eval", "qualify", "--model", "openai:gpt-4o", suite)
+        assert provider.count() > 0, "the model was asked"
+        shutil.rmtree(suite / "tiny-sqli-missed")
+        passed: CliResult = cli("eval", "qualify", "--model", "openai:gpt-4o", suite)
+    assert failed.code == 1, failed.err
+    assert "qualify openai:gpt-4o: FAIL" in failed.out and "P0 missed in tiny-sqli-missed: app.py:20" in failed.out
+    assert passed.code == 0, passed.err + passed.out
+    assert "qualify openai:gpt-4o: PASS" in passed.out
+    row = next(line for line in passed.out.splitlines() if line.startswith("tiny-sqli "))
+    assert "1/1" in row and "100%" in row, row
+    with open_history() as connection:
+        recorded = eval_runs(connection, model="openai:gpt-4o")
+    assert [(r.passed, r.qualify, r.runtime, r.fixtures) for r in recorded] == [
+        (True, True, "llm", 1),
+        (False, True, "llm", 2),
+    ]
+    assert recorded[0].metrics["recall_p0p1"] == 1.0 and recorded[1].reasons[0].startswith("P0 missed")
