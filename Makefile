@@ -5,6 +5,7 @@
 #                 ARGS="--fail-on risky --verbose" passes other options
 #   make test     bootstrap .venv with the dev extras, then lint, type-check, test
 #   make bench    run every benchmark in bench/ and print its figures
+#   make eval     run the static runtime over the eval suite (evals/) and print the full report
 #   make lock     re-pin requirements*.lock from pyproject.toml
 #   make docs     regenerate the CLI reference in README.md from --help
 
@@ -15,7 +16,7 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check
 RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP := $(VENV)/.dev-installed
 
-.PHONY: review test lint typecheck unit bench lock docs clean
+.PHONY: review test lint typecheck unit bench eval lock docs clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "fluxdrive needs Python 3.11 or newer: run make PYTHON=python3.11 ...")'
@@ -53,6 +54,9 @@ test: lint typecheck unit
 
 bench: $(DEV_STAMP)
 	@for script in bench/[!_]*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+eval: $(DEV_STAMP)
+	$(BIN)/fluxdrive eval run evals/ --fail-below evals/baseline.json
 
 docs: $(DEV_STAMP)
 	$(BIN)/python -m fluxdrive.cli.reference --write README.md

@@ -151,3 +151,34 @@ def compare_runs(
     from fluxdrive.eval.compare import compare, load_run
 
     out(compare(load_run(run_a), load_run(run_b)))
+
+
+@app.command("report")
+def report(
+    run_json: Annotated[Path, typer.Argument(help="A run's JSON (eval run --json).")],
+    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="md, json or html.")] = "md",
+) -> None:
+    """A recorded run as markdown, JSON or a self-contained HTML page (misses and decoys hit included)."""
+    from fluxdrive.errors import UsageError
+    from fluxdrive.eval.compare import load_run
+    from fluxdrive.eval.formats import render
+
+    if fmt not in ("md", "json", "html"):
+        raise UsageError(f"--format {fmt}: expected md, json or html")
+    out(render(load_run(run_json), fmt).rstrip("\n"))
+
+
+@app.command("baseline")
+def baseline(
+    fixtures: Annotated[Path, typer.Argument(help="The suite (default: evals/).")] = Path("evals"),
+    output: Annotated[
+        Path | None, typer.Option("--out", metavar="FILE", help="Where to write it (default: SUITE/baseline.json).")
+    ] = None,
+) -> None:
+    """Run the suite with the static runtime and write the baseline that eval run --fail-below holds to."""
+    from fluxdrive._atomic import atomic_write_json
+
+    document, _result, _reasons = _evaluate(fixtures, "static", None, None, qualify=False)
+    target = output if output is not None else fixtures / "baseline.json"
+    atomic_write_json(target, document)
+    out(f"baseline written to {target}: {len(document['fixtures'])} fixture(s)")

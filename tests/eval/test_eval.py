@@ -280,3 +280,18 @@ def test_qualify_a_model_against_the_fake_provider(tmp_path: Path, monkeypatch: 
         (False, True, "llm", 2),
     ]
     assert recorded[0].metrics["recall_p0p1"] == 1.0 and recorded[1].reasons[0].startswith("P0 missed")
+
+
+def test_report_formats_and_baseline(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    suite = tmp_path / "suite"
+    _fixture(suite / "tiny-sqli")
+    written: CliResult = cli("eval", "baseline", suite)
+    assert written.code == 0 and (suite / "baseline.json").is_file(), written.err
+    md: CliResult = cli("eval", "report", suite / "baseline.json", "--format", "md")
+    assert md.code == 0 and "| tiny-sqli | 100% | 100% |" in md.out and "Gate: PASS" in md.out
+    page: CliResult = cli("eval", "report", suite / "baseline.json", "--format", "html")
+    assert page.code == 0 and page.out.startswith("<!doctype html>") and "<script" not in page.out
+    assert "<td>tiny-sqli</td>" in page.out
+    raw: CliResult = cli("eval", "report", suite / "baseline.json", "--format", "json")
+    assert json.loads(raw.out)["overall"]["counts"]["found"] == 1
+    assert cli("eval", "report", suite / "baseline.json", "--format", "pdf").code == 2
