@@ -35,6 +35,11 @@ def render_table(run: EvalRun) -> str:
     for lane, counts in run.lanes().items():
         lines.append(_row(f"lane {lane}", counts))
     lines.append(_row("overall", run.overall()))
+    use = usage_totals(run)
+    lines.append(
+        f"tokens {use['tokens_in'] + use['tokens_out']:,.0f}, cost ${use['cost_usd']:.4f}, "
+        f"latency {use['seconds']:.1f} s, format compliance {_pct(use['format_compliance'])}"
+    )
     lines.append(
         "(rec: recall of all ground truth, P0/1: of its P0/P1; prec: precision of everything reported; "
         "sev1: matched severity within one level; line: on the expected line; decoys: must_not_flag entries hit)"
@@ -51,6 +56,7 @@ def _fixture_json(result: FixtureResult) -> dict[str, Any]:
         "verdict": result.verdict,
         "error": result.error,
         "seconds": round(result.seconds, 2),
+        "usage": result.usage,
         "metrics": result.counts.metrics(),
         "counts": _counts(result.counts),
         "pairs": [_pair_json(result, p) for p in result.matching.pairs],
@@ -77,10 +83,23 @@ def _counts(counts: Counts) -> dict[str, int]:
     return {name: getattr(counts, name) for name in Counts.__dataclass_fields__}
 
 
+def usage_totals(run: EvalRun) -> dict[str, Any]:
+    """Tokens, cost and wall time over the run, and the share of agent reports with a valid Findings Index."""
+    totals = {key: sum(r.usage.get(key, 0.0) for r in run.results) for key in ("tokens_in", "tokens_out", "cost_usd")}
+    reports = sum(r.usage.get("reports", 0.0) for r in run.results)
+    valid = sum(r.usage.get("reports_valid", 0.0) for r in run.results)
+    return {
+        **totals,
+        "seconds": round(sum(r.seconds for r in run.results), 2),
+        "format_compliance": round(valid / reports, 4) if reports else None,
+    }
+
+
 def render_json(run: EvalRun) -> dict[str, Any]:
     """The run as a JSON-ready document."""
     return {
         "settings": run.settings,
+        "usage": usage_totals(run),
         "overall": {"metrics": run.overall().metrics(), "counts": _counts(run.overall())},
         "lanes": {lane: {"metrics": c.metrics(), "counts": _counts(c)} for lane, c in run.lanes().items()},
         "fixtures": [_fixture_json(r) for r in run.results],

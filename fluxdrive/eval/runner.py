@@ -38,6 +38,7 @@ class FixtureResult:
     seconds: float
     verdict: str | None = None
     error: str | None = None
+    usage: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -101,11 +102,27 @@ def run_fixture(fixture: Fixture, review: Callable[..., Any]) -> FixtureResult:
             data = json.loads((output / "findings.json").read_text(encoding="utf-8"))
             produced = [Produced.from_json(item) for item in data.get("findings", [])]
             verdict, error = data.get("verdict"), None
+            usage = _usage(output)
         except (OSError, ValueError) as exc:
-            produced, verdict, error = [], None, f"{type(exc).__name__}: {exc}"
+            produced, verdict, error, usage = [], None, f"{type(exc).__name__}: {exc}", {}
     matching = match(truth.findings, produced, truth.must_not_flag)
     counts = count(truth.findings, produced, matching, len(truth.must_not_flag))
-    return FixtureResult(fixture, produced, matching, counts, time.monotonic() - started, verdict, error)
+    return FixtureResult(fixture, produced, matching, counts, time.monotonic() - started, verdict, error, usage)
+
+
+def _usage(output: Path) -> dict[str, float]:
+    """Tokens and cost of the review (run.json) and how many of its reports had a valid Findings Index."""
+    from fluxdrive.contracts import OutputStatus, classify_output
+
+    manifest = json.loads((output / "run.json").read_text(encoding="utf-8"))
+    agents = manifest.get("agents", {})
+    ran = [name for name, record in agents.items() if record.get("outcome") not in ("not-launched", "dropped")]
+    valid = sum(classify_output(output / f"{name}.md").status is OutputStatus.VALID for name in ran)
+    totals = {"tokens_in": 0.0, "tokens_out": 0.0, "cost_usd": 0.0}
+    for record in agents.values():
+        for key in totals:
+            totals[key] += float((record.get("usage") or {}).get(key) or 0)
+    return {**totals, "reports": float(len(ran)), "reports_valid": float(valid)}
 
 
 def run_eval(

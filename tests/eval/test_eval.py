@@ -191,6 +191,7 @@ def test_static_runtime_run_on_project_and_diff_fixtures(tmp_path: Path, cli) ->
         (pair,) = fixture["pairs"]
         assert pair["produced"]["severity"] == "P0" and pair["place"] == 1.0
     assert data["overall"]["counts"]["found"] == 2 and data["settings"]["runtime"] == "static"
+    assert data["usage"]["format_compliance"] == 1.0 and data["usage"]["tokens_in"] == 0, data["usage"]
     assert sorted(p.relative_to(suite) for p in suite.rglob("*")) == before, "a run never writes into the fixtures"
 
 
@@ -271,6 +272,8 @@ def test_qualify_a_model_against_the_fake_provider(tmp_path: Path, monkeypatch: 
     assert "qualify openai:gpt-4o: FAIL" in failed.out and "P0 missed in tiny-sqli-missed: app.py:20" in failed.out
     assert passed.code == 0, passed.err + passed.out
     assert "qualify openai:gpt-4o: PASS" in passed.out
+    usage = next(line for line in passed.out.splitlines() if line.startswith("tokens "))
+    assert int(usage.split()[1].rstrip(",").replace(",", "")) > 0 and "format compliance 100%" in usage, usage
     row = next(line for line in passed.out.splitlines() if line.startswith("tiny-sqli "))
     assert "1/1" in row and "100%" in row, row
     with open_history() as connection:
