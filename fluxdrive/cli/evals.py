@@ -79,6 +79,19 @@ def _evaluate(
     return document, result, reasons
 
 
+def _spread(repeats: list[dict[str, Any]]) -> str:
+    """min / median / max of the overall metrics over the repeats."""
+    import statistics
+
+    parts = []
+    for name in ("recall", "recall_p0p1", "precision", "f1"):
+        values = [m[name] for m in repeats if m.get(name) is not None]
+        if values:
+            low, mid, high = min(values), statistics.median(values), max(values)
+            parts.append(f"{name} {low * 100:.0f}/{mid * 100:.0f}/{high * 100:.0f}%")
+    return f"over {len(repeats)} runs (min/median/max): " + ", ".join(parts)
+
+
 def _gate_lines(reasons: list[str]) -> str:
     return "gate: PASS" if not reasons else "gate: FAIL\n" + "\n".join(f"  {r}" for r in reasons)
 
@@ -99,6 +112,9 @@ def run(
         Path | None,
         typer.Option("--fail-below", metavar="BASELINE", help="Exit 1 when an overall metric drops below this run's."),
     ] = None,
+    repeat: Annotated[
+        int, typer.Option("--repeat", min=1, max=50, help="Run the suite N times (LLM runs vary) and show the spread.")
+    ] = 1,
 ) -> None:
     """Review every fixture and print recall, precision, F1, severity and location accuracy, decoys flagged.
 
@@ -110,13 +126,18 @@ def run(
 
     baseline = load_run(fail_below) if fail_below is not None else None
     chosen = [a.strip() for a in agents.split(",") if a.strip()] if agents else None
-    document, result, reasons = _evaluate(fixtures, runtime, model, chosen, qualify=False)
+    runs = [_evaluate(fixtures, runtime, model, chosen, qualify=False) for _ in range(repeat)]
+    document, result, reasons = runs[-1]
+    if repeat > 1:
+        document["repeats"] = [d["overall"]["metrics"] for d, _r, _g in runs]
     if json_out is not None:
         atomic_write_json(json_out, document)
     if as_json:
         out_json(document)
     else:
         out(render_table(result))
+        if repeat > 1:
+            out(_spread(document["repeats"]))
         out(_gate_lines(reasons))
     if baseline is not None:
         worse = regressions(document, baseline)

@@ -298,3 +298,22 @@ def test_report_formats_and_baseline(tmp_path: Path, cli) -> None:  # type: igno
     raw: CliResult = cli("eval", "report", suite / "baseline.json", "--format", "json")
     assert json.loads(raw.out)["overall"]["counts"]["found"] == 1
     assert cli("eval", "report", suite / "baseline.json", "--format", "pdf").code == 2
+
+
+def test_repeat_shows_the_spread_of_a_model_that_varies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli) -> None:  # type: ignore[no-untyped-def]
+    from tests.fakes.llm_server import DEFAULT_REPORT, FakeProvider, Text
+
+    suite = tmp_path / "suite"
+    _fixture(suite / "tiny-sqli")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    with FakeProvider() as provider:
+        provider.script("fd-safety", [Text(REPORT), Text(DEFAULT_REPORT)])  # finds it once, then never again
+        monkeypatch.setenv("OPENAI_BASE_URL", provider.base_url_openai)
+        result: CliResult = cli(
+            "eval", "run", suite, "--runtime", "llm", "--model", "openai:gpt-4o", "--agents", "fd-safety",
+            "--repeat", "3", "--json", tmp_path / "runs.json",
+        )  # fmt: skip
+    assert result.code == 0, result.err
+    assert "over 3 runs (min/median/max): recall 0/0/100%" in result.out, result.out
+    repeats = json.loads((tmp_path / "runs.json").read_text(encoding="utf-8"))["repeats"]
+    assert [r["recall"] for r in repeats] == [1.0, 0.0, 0.0]
