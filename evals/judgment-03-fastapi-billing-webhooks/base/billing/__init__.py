@@ -1,0 +1,1 @@
+"""Billing service: invoices, payments and refunds."""

@@ -1,0 +1,3 @@
+module github.com/example/deployer
+
+go 1.22

@@ -1,0 +1,3 @@
+module github.com/example/pricing
+
+go 1.22
