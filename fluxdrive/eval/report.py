@@ -35,6 +35,10 @@ def render_table(run: EvalRun) -> str:
     for lane, counts in run.lanes().items():
         lines.append(_row(f"lane {lane}", counts))
     lines.append(_row("overall", run.overall()))
+    found = run.categories()
+    if found:
+        cells = [f"{category} {hit}/{total}" for category, (hit, total) in found.items()]
+        lines.append("by category (found/expected): " + ", ".join(cells))
     use = usage_totals(run)
     lines.append(
         f"tokens {use['tokens_in'] + use['tokens_out']:,.0f}, cost ${use['cost_usd']:.4f}, "
@@ -102,5 +106,9 @@ def render_json(run: EvalRun) -> dict[str, Any]:
         "usage": usage_totals(run),
         "overall": {"metrics": run.overall().metrics(), "counts": _counts(run.overall())},
         "lanes": {lane: {"metrics": c.metrics(), "counts": _counts(c)} for lane, c in run.lanes().items()},
+        "categories": {
+            category: {"found": hit, "expected": total, "recall": round(hit / total, 4)}
+            for category, (hit, total) in run.categories().items()
+        },
         "fixtures": [_fixture_json(r) for r in run.results],
     }

@@ -55,6 +55,17 @@ class EvalRun:
             lanes.setdefault(result.fixture.truth.agent_type, []).append(result.counts)
         return {lane: sum_counts(parts) for lane, parts in sorted(lanes.items())}
 
+    def categories(self) -> dict[str, tuple[int, int]]:
+        """Ground-truth category -> (found, expected), over every fixture."""
+        found: dict[str, list[int]] = {}
+        for result in self.results:
+            matched = {pair.expected for pair in result.matching.pairs}
+            for index, expected in enumerate(result.fixture.truth.findings):
+                cell = found.setdefault(expected.category, [0, 0])
+                cell[0] += index in matched
+                cell[1] += 1
+        return {category: (cell[0], cell[1]) for category, cell in sorted(found.items())}
+
     def overall(self) -> Counts:
         return sum_counts(r.counts for r in self.results)
 

@@ -192,6 +192,8 @@ def test_static_runtime_run_on_project_and_diff_fixtures(tmp_path: Path, cli) ->
         assert pair["produced"]["severity"] == "P0" and pair["place"] == 1.0
     assert data["overall"]["counts"]["found"] == 2 and data["settings"]["runtime"] == "static"
     assert data["usage"]["format_compliance"] == 1.0 and data["usage"]["tokens_in"] == 0, data["usage"]
+    assert data["categories"] == {"sql-injection": {"found": 2, "expected": 2, "recall": 1.0}}
+    assert "by category (found/expected): sql-injection 2/2" in result.out
     assert sorted(p.relative_to(suite) for p in suite.rglob("*")) == before, "a run never writes into the fixtures"
 
 
