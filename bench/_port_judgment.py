@@ -56,7 +56,8 @@ def _truth(case: dict[str, Any], fixture_id: str) -> dict[str, Any]:
         }
         for entry in case.get("ground_truth") or []
     ]
-    notes = " ".join(f"{case.get('title', '')}. Ported from bench/judgment. {case.get('notes', '')}".split())
+    source = f"Provenance: {case.get('provenance', '')} License: {case.get('license', '')}"
+    notes = " ".join(f"{case.get('title', '')}. Ported from bench/judgment. {case.get('notes', '')} {source}".split())
     return {
         "fixture_id": fixture_id,
         "agent_type": "any",
