@@ -1,0 +1,3 @@
+module example.com/linkcheck
+
+go 1.21
