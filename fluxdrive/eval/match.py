@@ -29,6 +29,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from fluxdrive.eval.fixture import Decoy, Expected
+from fluxdrive.synthesis.dedup import compatible_paths
 
 WINDOW = 3
 THRESHOLD = 0.6
@@ -90,8 +91,14 @@ class Matching:
 
 
 def _same_file(left: str, right: str) -> bool:
-    left, right = left.lstrip("./"), right.lstrip("./")
-    return left == right or left.endswith("/" + right) or right.endswith("/" + left)
+    """The same file named from different roots (synthesis's rule), a leading ``./`` aside."""
+    return compatible_paths(_bare(left), _bare(right))
+
+
+def _bare(path: str) -> str:
+    while path.startswith("./"):
+        path = path[2:]
+    return path
 
 
 def _normal(text: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from fluxdrive.eval.match import Pair
@@ -84,7 +85,7 @@ def _pair_json(result: FixtureResult, pair: Pair) -> dict[str, Any]:
 
 
 def _counts(counts: Counts) -> dict[str, int]:
-    return {name: getattr(counts, name) for name in Counts.__dataclass_fields__}
+    return asdict(counts)
 
 
 def usage_totals(run: EvalRun) -> dict[str, Any]:
