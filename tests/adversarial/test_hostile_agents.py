@@ -205,14 +205,16 @@ from pathlib import Path
 sys.stdin.read()
 report_dir = Path(os.environ["OUT"])
 late = (
-    "import os, time\\n"
+    "import time\\n"
     "from pathlib import Path\\n"
-    f"Path({os.environ['PIDS']!r}, 'grandchild').write_text(str(os.getpid()))\\n"
     "time.sleep(3)\\n"
     f"Path({str(report_dir / 'fd-safety.md')!r}).write_text({os.environ['RISKY']!r})\\n"
 )
-subprocess.Popen([sys.executable, "-c", late], start_new_session=True,
-                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+child = subprocess.Popen([sys.executable, "-c", late], start_new_session=True,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+# the agent records the grandchild's pid itself, before it answers: the grandchild may be ended
+# before its own interpreter has started, and the test must still know whom to watch
+Path(os.environ["PIDS"], "grandchild").write_text(str(child.pid))
 sys.stdout.write(os.environ["CLEAN"])
 """
 
