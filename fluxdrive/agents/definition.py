@@ -60,10 +60,13 @@ class Prefilter(_Strict):
 
     ``always`` agents pass unconditionally; otherwise the input must mention
     one of ``keywords``, or be a document of one of ``document_types``, or
-    belong to one of ``domains``.
+    belong to one of ``domains``. ``documents_only`` agents (the cognitive
+    reviewers: systems, decisions, people, resilience, perception) judge
+    prose: a code input, or a diff that touches no document, filters them out.
     """
 
     always: bool = False
+    documents_only: bool = False
     keywords: list[str] = Field(default_factory=list)
     document_types: list[str] = Field(default_factory=list)
     domains: list[str] = Field(default_factory=list)
