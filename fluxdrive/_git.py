@@ -74,6 +74,24 @@ def diff(root: Path, ref: str | None, *, staged: bool = False) -> str:
     return proc.stdout.decode("utf-8", errors="replace")
 
 
+def merge_base(root: Path) -> str | None:
+    """Where this branch left the default branch (origin's HEAD, else main or master); None when HEAD is on it."""
+    if not is_repository(root):
+        return None
+    candidates = []
+    origin = _git(root, "symbolic-ref", "--quiet", "refs/remotes/origin/HEAD")
+    if origin is not None and origin.returncode == 0:
+        candidates.append(origin.stdout.decode().strip())
+    candidates += ["main", "master", "origin/main", "origin/master"]
+    here = head(root)
+    for branch in candidates:
+        found = _git(root, "merge-base", "HEAD", branch)
+        if found is not None and found.returncode == 0:
+            base = found.stdout.decode().strip()
+            return base if base and base != here else None
+    return None
+
+
 def changed_since(root: Path, since: str, paths: list[str]) -> bool | None:
     """Whether commits since ``since`` touched ``paths``; None when git cannot tell (shallow, no repo)."""
     if not paths or not is_repository(root):

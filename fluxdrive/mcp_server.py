@@ -284,6 +284,17 @@ def _review(
     return f"Output directory: {root.relative(run.output_dir)}\n" + _summary(run.synthesis, run.files, seconds)
 
 
+def _research(root: _Root, question: str, scope: str, model: str | None, depth: str) -> str:
+    from fluxdrive.research import research
+
+    _short(question, "question")
+    if model is not None:
+        _short(model, "model")
+    result = research(question, scope=root.inside(scope, "scope"), project=root.path, model=model, depth=depth)
+    text = result.synthesis_path.read_text(encoding="utf-8")
+    return f"Output directory: {root.relative(result.output_dir)}\n{text}"
+
+
 def _triage(root: _Root, target: str, diff_ref: str | None) -> str:
     from fluxdrive.config import load_config
     from fluxdrive.triage import render_table, triage_target, write_outputs
@@ -482,6 +493,23 @@ def build_server(root: Path) -> MCPServer:
     async def triage(target: str = ".", diff_ref: str | None = None) -> str:
         """Plan a review without running it: detected domains, every agent's score, the slot ceiling, stages."""
         return await anyio.to_thread.run_sync(partial(_guarded, partial(_triage, project, target, diff_ref)))
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, open_world_hint=False))
+    async def research(
+        question: str,
+        scope: str = ".",
+        model: str | None = None,
+        depth: Literal["quick", "standard", "deep"] = "standard",
+    ) -> str:
+        """Answer a question about the project with the research agents (flux-research).
+
+        Offline, repo-research, git-history and learnings search the project (scope: a file or directory);
+        with model (e.g. anthropic:claude-sonnet-4-6) framework-docs and best-practices answer too. Returns
+        synthesis.md: the answer first, then evidence with file:line, commit and URL citations, disagreements,
+        confidence and gaps; research.json and one report per agent are in the output directory.
+        """
+        call = partial(_research, project, question, scope, model, depth)
+        return await anyio.to_thread.run_sync(partial(_guarded, call))
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, open_world_hint=False))
     async def synthesize(output_dir: str) -> str:

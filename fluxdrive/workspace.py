@@ -481,6 +481,7 @@ _ISOLATED = (
     "peer-findings.jsonl",
     "verdicts/*.json",
     "run.json",
+    "research.json",
     "findings.json",
     "findings.sarif",
     "input.diff",

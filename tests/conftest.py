@@ -25,6 +25,9 @@ PROVIDER_VARIABLES = frozenset(
         "OPENAI_BASE_URL",
         "OPENROUTER_API_KEY",
         "OLLAMA_BASE_URL",
+        "BRAVE_SEARCH_API_KEY",
+        "BRAVE_API_KEY",
+        "TAVILY_API_KEY",
     }
 )
 

@@ -19,10 +19,15 @@ REVIEW = {
     "fd-user-product": "UP",
     "fd-performance": "PF",
     "fd-game-design": "GD",
+    "fd-systems": "SY",
+    "fd-decisions": "DC",
+    "fd-people": "PE",
+    "fd-resilience": "RS",
+    "fd-perception": "PR",
 }
 RESEARCH = {"best-practices", "framework-docs", "git-history", "learnings", "repo-research"}
 
-# PROTOCOL.md section 4.9, directed.
+# PROTOCOL.md section 4.9, directed (the seven technical reviewers).
 ADJACENCY = {
     "architecture": ["performance", "quality"],
     "correctness": ["safety", "performance"],
@@ -31,6 +36,12 @@ ADJACENCY = {
     "user-product": ["quality", "game-design"],
     "performance": ["architecture", "correctness"],
     "game-design": ["user-product", "correctness", "performance"],
+    # The cognitive reviewers (issue 15; the reference leaves them out of adjacency): our decision.
+    "systems": ["architecture", "decisions", "resilience"],
+    "decisions": ["architecture", "systems", "user-product"],
+    "people": ["user-product", "decisions", "resilience"],
+    "resilience": ["correctness", "safety", "systems"],
+    "perception": ["user-product", "quality", "decisions"],
 }
 
 GOOD = """---
@@ -183,9 +194,9 @@ def test_cli_list_and_show(cli, tmp_path: Path) -> None:  # type: ignore[no-unty
     listing = cli("agents", "list", "--project", tmp_path)
     assert listing.code == 0
     names = [line.split()[0] for line in listing.out.splitlines()[1:]]
-    assert names[:7] == sorted(REVIEW) and sorted(names[7:]) == sorted(RESEARCH)
+    assert names[:12] == sorted(REVIEW) and sorted(names[12:]) == sorted(RESEARCH)
     data = json.loads(cli("agents", "list", "--project", tmp_path, "--json").out)
-    assert len(data["agents"]) == 12
+    assert len(data["agents"]) == 17
     shown = cli("agents", "show", "fd-safety", "--project", tmp_path)
     assert shown.code == 0 and "prefix: SF" in shown.out and "## Severity guide" in shown.out
     typo = cli("agents", "show", "fd-saftey", "--project", tmp_path)

@@ -68,8 +68,8 @@ CASES = [
     ),
     (
         "verdicts-write-status",
-        ["verdicts", "write", "{w}/dir", "fd-a", "BLOCKED", "s"],
-        "unknown status 'BLOCKED'",
+        ["verdicts", "write", "{w}/dir", "fd-a", "STUCK", "s"],
+        "unknown status 'STUCK'",
     ),
     (
         "verdicts-write-tokens",

@@ -52,12 +52,29 @@ def test_tools_are_listed_with_descriptions_and_hints(project: Path) -> None:
 
     _connect(project, session)
     assert sorted(found) == [
-        "finding", "peer_findings", "remember", "report", "review", "synthesize", "triage", "verdicts",
+        "finding", "peer_findings", "remember", "report", "research", "review", "synthesize", "triage", "verdicts",
     ]  # fmt: skip
     assert all(tool.description for tool in found.values())
     assert found["finding"].annotations.read_only_hint is True
     assert found["review"].annotations.read_only_hint is False
     assert "target" in found["review"].input_schema["properties"]
+
+
+def test_research_answers_from_the_project(project: Path) -> None:
+    answers: dict[str, tuple[bool, str]] = {}
+
+    async def session(client: Client) -> None:
+        answers["ok"] = await _call(client, "research", {"question": "how are orders stored in the database?"})
+        answers["outside"] = await _call(client, "research", {"question": "orders", "scope": "/etc"})
+
+    _connect(project, session)
+    error, text = answers["ok"]
+    assert not error, text
+    assert text.startswith("Output directory: docs/research/flux-research/")
+    answer = text.split("## Answer", 1)[1].split("## Evidence", 1)[0]
+    assert ".py:" in answer  # cited as path:line
+    error, text = answers["outside"]
+    assert error and "outside" in text and "\n" not in text.strip()
 
 
 def test_review_then_drill_down(project: Path) -> None:

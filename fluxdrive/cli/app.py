@@ -20,10 +20,12 @@ from fluxdrive.cli import (
     evals,
     feedback,
     findings,
+    gate,
     history,
     kb,
     knowledge,
     mcp,
+    research,
     review,
     rules,
     schema,
@@ -75,6 +77,8 @@ app.add_typer(evals.app, name="eval")
 app.command("synthesize")(synthesize.synthesize_command)
 app.command("triage")(triage.triage_command)
 app.command("review")(review.review_command)
+app.command("research")(research.research_command)
+app.command("gate")(gate.gate_command)
 app.add_typer(domains.app, name="domains")
 app.add_typer(feedback.app, name="feedback")
 app.command("history")(history.history_command)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 EXPAND = ("ask", "recommended", "all", "none")
 FORMATS = ("console", "json", "markdown", "sarif")
+VERDICTS_FORMATS = ("fluxdrive", "clavain", "both")
 
 
 def _ask(prompt: str) -> str:
@@ -106,11 +107,19 @@ def review_command(
         list[str] | None,
         typer.Option("--set", metavar="KEY=VALUE", help="Override a config key for this run (repeatable)."),
     ] = None,
+    verdicts_format: Annotated[
+        str | None,
+        typer.Option(
+            "--verdicts-format",
+            metavar="fluxdrive|clavain|both",
+            help="Also write Clavain verdict records to .clavain/verdicts/ (clavain, both); "
+            "default: config verdicts.format.",
+        ),
+    ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", help="List every finding, ignoring the output budget.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
 ) -> None:
     """Review TARGET: triage, approval, Stage 1, research, expansion, Stage 2, synthesis; print the verdict."""
-    from fluxdrive.config import parse_assignments
     from fluxdrive.launch.progress import PlainProgress, Recorder, progress_for
     from fluxdrive.launch.review import ReviewOptions
     from fluxdrive.reports import render_console, render_json, render_sarif, render_summary
@@ -146,7 +155,7 @@ def review_command(
         staged=staged,
         project=project,
         stdin_text=stdin_text,
-        settings=parse_assignments(assignments or []),
+        settings=_settings(assignments, verdicts_format),
         progress=progress,
         ask=_ask if interactive else None,
         say=_say,
@@ -187,6 +196,18 @@ def review_command(
         incomplete=bool(result.incomplete),
         allow_incomplete=allow_incomplete or bool(output and output.allow_incomplete),
     )
+
+
+def _settings(assignments: list[str] | None, verdicts_format: str | None) -> dict[str, Any]:
+    """The --set assignments, and --verdicts-format as config verdicts.format."""
+    from fluxdrive.config import parse_assignments
+
+    settings = parse_assignments(assignments or [])
+    if verdicts_format is not None:
+        if verdicts_format not in VERDICTS_FORMATS:
+            raise UsageError(f"unknown --verdicts-format {verdicts_format!r}", hint="use fluxdrive, clavain or both")
+        settings["verdicts.format"] = verdicts_format
+    return settings
 
 
 def _run(target: str | None, options: ReviewOptions, output_format: str) -> ReviewRun:

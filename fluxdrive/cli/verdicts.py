@@ -4,7 +4,9 @@
     fluxdrive verdicts write <dir> <agent> <status> <summary> [--detail PATH] [--tokens N]
 
 With no DIR, the current directory is used if it holds verdicts, else the
-most recent run under ``PROJECT_ROOT/docs/research/flux-drive/``.
+most recent run under ``PROJECT_ROOT/docs/research/flux-drive/``. DIR may
+also be a Clavain verdicts directory (``.clavain/verdicts``): each file is
+read as a fluxdrive or a Clavain record by its shape (``fluxdrive.clavain``).
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ app = typer.Typer(
     short_help="List agents' one-line verdicts, or write one.",
     help=(
         "List agents' verdict records (STATUS AGENT SUMMARY) from DIR: a run's output "
-        "directory or its verdicts/ folder. Without DIR: the current directory if it "
+        "directory or its verdicts/ folder, or a Clavain .clavain/verdicts/ folder (each "
+        "record is recognized by its shape). Without DIR: the current directory if it "
         "holds verdicts, else the latest run under docs/research/flux-drive/."
     ),
 )
@@ -119,6 +122,9 @@ def _as_dict(record: verdicts.VerdictRecord) -> dict[str, Any]:
         "tokens": record.tokens,
         "cost_usd": record.cost_usd,
         "timestamp": record.timestamp,
+        "source": record.source,  # "clavain" for a record read from .clavain/verdicts
+        "model": record.model,
+        "findings_count": record.findings_count,
     }
 
 
@@ -126,7 +132,14 @@ def _as_dict(record: verdicts.VerdictRecord) -> dict[str, Any]:
 def write(
     directory: Annotated[Path, typer.Argument(metavar="DIR", help="The run's output directory.")],
     agent: Annotated[str, typer.Argument(metavar="AGENT", help="Agent name, e.g. fd-safety.")],
-    status: Annotated[str, typer.Argument(metavar="STATUS", help="CLEAN, NEEDS_ATTENTION or ERROR.")],
+    status: Annotated[
+        str,
+        typer.Argument(
+            metavar="STATUS",
+            help="CLEAN, NEEDS_ATTENTION or ERROR; also Clavain's BLOCKED (could not complete), "
+            "COMPLETE, PARTIAL or FAILED.",
+        ),
+    ],
     summary: Annotated[str, typer.Argument(metavar="SUMMARY", help="One line.")],
     detail: Annotated[
         str | None,
@@ -134,6 +147,12 @@ def write(
     ] = None,
     tokens: Annotated[int, typer.Option("--tokens", metavar="N", min=0, help="Tokens the agent spent.")] = 0,
 ) -> None:
-    """Write DIR/verdicts/AGENT.json atomically."""
-    record = verdicts.write_verdict(directory, agent, status, summary, detail_path=detail, tokens=tokens)
+    """Write DIR/verdicts/AGENT.json atomically.
+
+    STATUS is one of CLEAN, NEEDS_ATTENTION, ERROR (what fluxdrive's agents
+    report) or BLOCKED, COMPLETE, PARTIAL, FAILED (Clavain's other statuses).
+    """
+    record = verdicts.write_verdict(
+        directory, agent, status, summary, detail_path=detail, tokens=tokens, statuses=verdicts.ALL_STATUSES
+    )
     out(f"{record.status} {record.agent}: {record.summary}")

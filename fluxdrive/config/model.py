@@ -129,6 +129,9 @@ class ResearchConfig(_Section):
     enabled: bool = Field(True, description="run research agents between stages")
     max_agents: int = Field(2, ge=0, le=5, description="research agents per review")
     timeout_s: float = Field(60, gt=0, description="timeout per research agent (seconds)")
+    search_provider: Literal["auto", "brave", "tavily", "off"] = Field(
+        "auto", description="web search for research on a model: auto (the key that is set, Brave first), or off"
+    )
 
 
 class DropoutConfig(_Section):
@@ -216,6 +219,16 @@ class OutputConfig(_Section):
     )
     allow_incomplete: bool = Field(
         False, description="an incomplete review (an agent failed or was cut off) does not make the exit code 1"
+    )
+
+
+class VerdictsConfig(_Section):
+    """Where a review's per-agent verdict records go (section 11; Clavain interop in fluxdrive.clavain)."""
+
+    format: Literal["fluxdrive", "clavain", "both"] = Field(
+        "fluxdrive",
+        description="fluxdrive: OUTPUT_DIR/verdicts/ only; clavain or both: also Clavain records in "
+        "PROJECT_ROOT/.clavain/verdicts/<agent>.json after synthesis (OUTPUT_DIR/verdicts/ is always written)",
     )
 
 
@@ -372,6 +385,7 @@ class Config(_Section):
     domains: DomainsConfig = Field(default_factory=DomainsConfig)
     knowledge: KnowledgeConfig = Field(default_factory=KnowledgeConfig)
     output: OutputConfig = Field(default_factory=OutputConfig)
+    verdicts: VerdictsConfig = Field(default_factory=VerdictsConfig)
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
     kb: KnowledgeBaseConfig = Field(default_factory=KnowledgeBaseConfig)
     static: StaticConfig = Field(default_factory=StaticConfig)

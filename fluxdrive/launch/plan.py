@@ -38,6 +38,7 @@ from fluxdrive.launch.budget import Estimate, estimate
 from fluxdrive.launch.runtimes import RuntimePool
 from fluxdrive.launch.slicing import ContentPlan, may_slice, route_content
 from fluxdrive.triage import Triage
+from fluxdrive.triage.scoring import not_prose
 from fluxdrive.workspace import Target
 
 Ask = Callable[[str], str]
@@ -176,12 +177,17 @@ def _free_agents(result: Triage, pool: RuntimePool, config: Config) -> frozenset
 
     Offline, relevance is decided by each agent's own checks, not by words: a
     plan with no rollback section never says "rollback", and fd-user-product's
-    document checks are what notice it. Scores still order paid runs.
+    document checks are what notice it. Scores still order paid runs. A
+    reviewer of prose (``documents_only``) filtered out because the input is
+    code is not free: it has nothing to judge there, and its checks would
+    only read the README.
     """
+    code = not_prose(result.profile) is not None
     return frozenset(
         a.name
         for a in result.agents
         if a.name not in result.overrides.removed
+        and not (code and result.roster.agents[a.name].prefilter.documents_only)
         and result.roster.agents[a.name].static.offline
         and pool.name_for(result.roster.agents[a.name], config) == "static"
     )

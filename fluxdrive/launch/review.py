@@ -294,11 +294,28 @@ def _synthesize(
         if not interrupted:
             _learn(launcher, synthesis)
         files = write_reports(synthesis)
+        if launcher.config.verdicts.format != "fluxdrive":
+            _write_clavain(launcher, synthesis)
     phases = {**manifest.phases, "synthesis": round(time.monotonic() - started, 3)}
     phases["total"] = round(time.monotonic() - began, 3)
     manifest = finish(manifest, launcher, phases)
     write_manifest(output_dir, manifest)
     return synthesis, files, manifest
+
+
+def _write_clavain(launcher: Launcher, synthesis: Synthesis) -> None:
+    """Clavain verdict records (config verdicts.format clavain|both); a failure to write is a note."""
+    from fluxdrive.clavain import write_run
+    from fluxdrive.errors import FluxdriveError
+
+    try:
+        written = write_run(launcher.output_dir, Path(launcher.target.root), synthesis)
+    except (OSError, FluxdriveError) as exc:
+        synthesis.notes.append(
+            f"Clavain verdict records not written: {exc.one_line() if isinstance(exc, FluxdriveError) else exc}"
+        )
+        return
+    synthesis.notes.extend(f"Clavain verdict records: {problem}" for problem in written.problems)
 
 
 def _learn(launcher: Launcher, synthesis: Synthesis) -> None:

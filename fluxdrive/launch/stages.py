@@ -253,10 +253,15 @@ class Launcher:
         if "llm" not in runtimes.names or not model:
             return table, True
         from fluxdrive.launch.research.on_model import MODEL_AGENTS, model_executor
+        from fluxdrive.runtimes.llm.web import WebCache
 
-        roster = self.triage.roster.agents
+        roster, cache = self.triage.roster.agents, WebCache()  # one cache per run, shared by the web agents
         table.update(
-            {name: model_executor(roster[name], model, self.config) for name in MODEL_AGENTS if name in roster}
+            {
+                name: model_executor(roster[name], model, self.config, web_cache=cache)
+                for name in MODEL_AGENTS
+                if name in roster
+            }
         )
         return table, False
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import re
 import time
+from pathlib import Path
 
 from fluxdrive import verdicts
 from fluxdrive._masking import scrub
@@ -31,6 +33,16 @@ from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Runtime, Us
 CANCEL_GRACE_S = 5.0  # after its deadline, a run may take this long to clean up; then it is abandoned
 
 
+def _first_summary_line(path: Path) -> str:
+    """A research agent's answer line ("answered, high confidence: ..."): its report raises no findings."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "answered"
+    found = re.search(r"^### Summary\s*\n+(.+)$", text, re.M)
+    return found.group(1).split(". Question")[0].strip()[: verdicts.SUMMARY_MAX] if found else "answered"
+
+
 def summarize_output(task: AgentTask) -> tuple[str, str]:
     """(verdict status, one-line summary) for the agent's output."""
     result = classify_output(output_path(task.output_dir, task.agent.name))
@@ -39,6 +51,8 @@ def summarize_output(task: AgentTask) -> tuple[str, str]:
         return "ERROR", result.reason
     if result.status is OutputStatus.MISSING or (result.status is OutputStatus.MALFORMED and not result.usable_index):
         return "NEEDS_ATTENTION", f"{result.status.value}: {result.reason}"
+    if task.agent.kind == "research" and result.status is OutputStatus.VALID and not index.findings:
+        return "CLEAN", _first_summary_line(output_path(task.output_dir, task.agent.name))
     counts = {s: sum(1 for e in index.findings if e.severity == s) for s in ("P0", "P1", "P2", "P3")}
     shown = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"
     top = next((e for e in index.findings if e.severity in ("P0", "P1")), None)

@@ -48,12 +48,14 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 from fluxdrive._match import Finder, Text, glob_match, keyword_pattern, word_pattern
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import Config
 from fluxdrive.triage.profile import InputProfile, Unit
 from fluxdrive.triage.profiles import best_profile_for, load_profiles
+from fluxdrive.workspace import DOCUMENT_SUFFIXES
 
 CATEGORY_RANK = {"project": 0, "builtin": 1, "cross-model": 2}
 
@@ -179,6 +181,10 @@ def evidence_score(units: int, strongest: int) -> int:
 def prefilter(agent: AgentDefinition, profile: InputProfile, domains: Sequence[str], text: str) -> str | None:
     """Why the agent is filtered out before scoring (None when it passes)."""
     rule = agent.prefilter
+    if rule.documents_only:
+        reason = not_prose(profile)
+        if reason is not None:
+            return reason
     if rule.always:
         return None
     if profile.kind == "diff":
@@ -208,6 +214,29 @@ def prefilter(agent: AgentDefinition, profile: InputProfile, domains: Sequence[s
         return None
     shown = ", ".join(rule.keywords[:5])
     return f"the input never mentions {shown}, ..." if shown else "no pre-filter rule lets it pass"
+
+
+def _is_document(path: str | None) -> bool:
+    return bool(path) and PurePosixPath(str(path)).suffix.lower() in DOCUMENT_SUFFIXES
+
+
+def not_prose(profile: InputProfile) -> str | None:
+    """Why an input is not for a reviewer of prose (None when it is).
+
+    A document passes; a diff when it changes a document; a directory when
+    documents hold most of its lines (an RFC folder, docs/), not a code
+    repository that happens to have a README.
+    """
+    if profile.kind == "document":
+        return None
+    if profile.kind == "diff":
+        paths = profile.diff.paths if profile.diff else []
+        return None if any(_is_document(p) for p in paths) else "it reviews documents; the diff changes none"
+    if profile.kind == "directory":
+        total = sum(u.weight for u in profile.units)
+        prose = sum(u.weight for u in profile.units if _is_document(u.file) and not u.code)
+        return None if total and prose * 2 >= total else "it reviews documents; this directory is mostly code"
+    return None if _is_document(profile.path) else "it reviews documents; the input is code"
 
 
 def ceiling(profile: InputProfile, domain_count: int, config: Config) -> Ceiling:

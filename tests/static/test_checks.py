@@ -47,6 +47,11 @@ def test_check_tags_and_names() -> None:
             "game-design",
             "architecture",
             "user-product",
+            "decisions",
+            "people",
+            "resilience",
+            "perception",
+            "systems",
         }
         prefix = ("py-", "cli-") if spec.kind == "python" else ("doc-",)
         assert spec.name.startswith(prefix), spec.name

@@ -147,14 +147,14 @@ def test_go_service_with_docker_ci_and_kubernetes(tmp_path: Path) -> None:
 
 def test_markdown_plan_with_code_blocks(tmp_path: Path) -> None:
     root = _copy("plan-doc", tmp_path)
-    found = _review(root, ["fd-safety", "fd-user-product"])
+    found = _review(root, ["fd-safety", "fd-user-product", "fd-resilience"])
     assert _has(found["fd-safety"], "P0", "docs/plan.md:20", "sql")
     assert _has(found["fd-safety"], "P0", "docs/plan.md:31", "f-string")
     product = found["fd-user-product"]
     assert _has(product, "P2", "docs/plan.md:37", "tbd")
     assert _has(product, "P2", "docs/plan.md:42", "sticky sessions")
     assert _has(product, "P2", "docs/plan.md:6", "ops/runbook.md")
-    assert _has(product, "P1", "docs/plan.md:1", "rollback")
+    assert _has(found["fd-resilience"], "P1", "docs/plan.md:1", "rollback")  # a data migration with no way back
     assert not any("architecture.md" in t for _s, _l, t in product)
     report = (root.parent / "plan-doc-out" / "fd-safety.md").read_text()
     assert "Also at: server.js:4" in report

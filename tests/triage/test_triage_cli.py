@@ -83,7 +83,7 @@ def test_table_output_and_written_files(make_project: Make, tmp_path: Path) -> N
         " +2 web-api criteria; +1 project docs |"
     ) in lines
     assert (
-        "- Staging: none, every candidate runs in Stage 1 (offline, no tokens: all 7 reviewers run, whatever they"
+        "- Staging: none, every candidate runs in Stage 1 (offline, no tokens: all 12 reviewers run, whatever they"
         " scored)"
     ) in lines
     assert done.out.rstrip().endswith(f"Written: {tmp_path / 'out'}/triage.json, triage-table.md, input-profile.json")

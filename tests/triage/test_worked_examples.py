@@ -78,14 +78,23 @@ def test_example_1_go_api_plan(tmp_path: Path) -> None:
         "fd-correctness": (0, 0, 0, 0, 0.0),
         "fd-user-product": (0, 0, 0, 0, 0.0),
         "fd-game-design": (0, 0, 0, 0, 0.0),
+        # The cognitive reviewers (issue 15) read the plan too; web-api has criteria for three of them (+2).
+        "fd-resilience": (3, 2, 1, 0, 6.0),
+        "fd-decisions": (2, 2, 1, 0, 5.0),
+        "fd-systems": (2, 2, 1, 0, 5.0),
+        "fd-people": (0, 0, 0, 0, 0.0),
+        "fd-perception": (0, 0, 0, 0, 0.0),
     }
     prefiltered = {a.name for a in result.agents if a.prefiltered}
     # A plan passes fd-user-product's pre-filter (plans are proposals); nothing in it is theirs, so base 0.
     assert prefiltered == {"fd-correctness", "fd-game-design"}
+    # The reference's example had seven agents: Stage 2 was quality and performance. A plan whose rollout and
+    # failure sections match fd-resilience (base 3) now gives it a Stage 2 slot; performance (base 1) waits in
+    # the pool, offered at the expansion decision.
     assert _stages(result) == {
         "1": ["fd-architecture", "fd-safety"],
-        "2": ["fd-quality", "fd-performance"],
-        "pool": [],
+        "2": ["fd-resilience", "fd-decisions", "fd-quality"],
+        "pool": ["fd-systems", "fd-performance"],
     }
     safety = next(a for a in result.agents if a.name == "fd-safety")
     assert safety.forced_stage1 and safety.boost_domain == "web-api"
@@ -109,12 +118,18 @@ def test_example_2_game_plan_with_project_agents(tmp_path: Path) -> None:
         "fd-quality": (2, 2, 1, 0, 5.0),
         "fd-safety": (1, 2, 1, 0, 4.0),
         "fd-user-product": (0, 0, 0, 0, 0.0),
+        # Cognitive reviewers (issue 15): no game-simulation criteria, so no boost; they wait in the pool.
+        "fd-decisions": (2, 0, 1, 0, 3.0),
+        "fd-people": (2, 0, 1, 0, 3.0),
+        "fd-systems": (2, 0, 1, 0, 3.0),
+        "fd-perception": (0, 0, 0, 0, 0.0),
+        "fd-resilience": (0, 0, 0, 0, 0.0),
     }
     # Five agents tie at 5 for the last three slots: project agents first, then built-in ones by name.
     assert _stages(result) == {
         "1": ["fd-architecture", "fd-game-design"],
         "2": ["fd-correctness", "game-ai", "simulation-kernel"],
-        "pool": ["fd-performance", "fd-quality", "fd-safety"],
+        "pool": ["fd-performance", "fd-quality", "fd-safety", "fd-decisions", "fd-people", "fd-systems"],
     }
 
 
@@ -138,8 +153,13 @@ def test_example_3_small_migration_diff(tmp_path: Path) -> None:
         "fd-quality": (1, 2, 0, 0, 3.0),
         "fd-user-product": (0, 0, 0, 0, 0.0),
         "fd-game-design": (0, 0, 0, 0, 0.0),
+        # The reviewers of prose: a diff of SQL changes no document.
+        **dict.fromkeys(
+            ["fd-decisions", "fd-people", "fd-perception", "fd-resilience", "fd-systems"], (0, 0, 0, 0, 0.0)
+        ),
     }
-    assert {a.name for a in result.agents if a.prefiltered} == {"fd-game-design", "fd-user-product"}
+    cognitive = {"fd-decisions", "fd-people", "fd-perception", "fd-resilience", "fd-systems"}
+    assert {a.name for a in result.agents if a.prefiltered} == {"fd-game-design", "fd-user-product", *cognitive}
     assert _stages(result) == {
         "1": ["fd-correctness", "fd-architecture", "fd-performance"],
         "2": ["fd-quality", "fd-safety"],

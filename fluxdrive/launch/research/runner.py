@@ -62,7 +62,7 @@ def _discard(output_dir: Path, agent: str) -> None:
             _output_path(output_dir, agent)[1].unlink(missing_ok=True)
 
 
-def _in_worker(
+def in_worker(
     executor: ResearchExecutor, request: ResearchRequest, *, name: str
 ) -> concurrent.futures.Future[ResearchAnswer]:
     """Start ``executor(request)`` in a daemon worker thread and return its future.
@@ -112,7 +112,7 @@ def _run_one(
         return outcome("error", f"invalid research agent name {agent!r}")
     request = ResearchRequest(trigger, root, start + timeout_s, stand_in_for)
     try:
-        answer = _in_worker(executor, request, name=f"fluxdrive-research-{agent}").result(timeout=timeout_s)
+        answer = in_worker(executor, request, name=f"fluxdrive-research-{agent}").result(timeout=timeout_s)
     except (TimeoutError, ResearchTimeout):
         return outcome("timeout", f"no answer within {timeout_s:g} s; nothing written")
     except Exception as exc:  # a crashed researcher is recorded as an error, never raised

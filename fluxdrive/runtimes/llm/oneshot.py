@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -35,8 +36,15 @@ async def ask(
     root: Path | None = None,
     max_requests: int = 2,
     model_factory: ModelFactory | None = None,
+    extra_tools: Sequence[Any] = (),
+    deadline: float | None = None,
 ) -> tuple[T, ModelSpec, Usage]:
-    """The model's answer as ``output_type``, the model spec, and what it cost (tokens, dollars, seconds)."""
+    """The model's answer as ``output_type``, the model spec, and what it cost (tokens, dollars, seconds).
+
+    With ``root`` the model may read the project (the read tools only, never
+    the peer channel); ``extra_tools`` adds more (research's web search and
+    fetch); ``deadline`` (monotonic) bounds the tools' work.
+    """
     from pydantic_ai import Agent, UsageLimits
     from pydantic_ai.settings import ModelSettings
 
@@ -55,10 +63,20 @@ async def ask(
             from fluxdrive.runtimes.llm.toolset import READ_TOOLS, Tools
 
             reader: Agent[Tools, T] = Agent(
-                model, deps_type=Tools, tools=READ_TOOLS, instructions=instructions, output_type=output_type
+                model,
+                deps_type=Tools,
+                tools=[*READ_TOOLS, *extra_tools],
+                instructions=instructions,
+                output_type=output_type,
             )
-            # only the read tools are registered: the channel is never touched
-            deps = Tools(Workspace(Path(root), max_bytes=config.llm.max_file_bytes), PeerChannel(Path(os.devnull), ""))
+            workspace = Workspace(
+                Path(root),
+                max_bytes=config.llm.max_file_bytes,
+                deadline=deadline,
+                tool_timeout_s=config.llm.tool_timeout_s,
+            )
+            # only the read (and extra) tools are registered: the channel is never touched
+            deps = Tools(workspace, PeerChannel(Path(os.devnull), ""))
             result = await reader.run(question, deps=deps, usage_limits=limits, model_settings=settings)
     tokens_in, tokens_out = result.usage.input_tokens, result.usage.output_tokens
     cost, _note = cost_of(config, spec, tokens_in, tokens_out)

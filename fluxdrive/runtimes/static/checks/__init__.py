@@ -22,6 +22,11 @@ MODULES = (
     "game",
     "product",
     "documents",
+    "doc_decisions",
+    "doc_people",
+    "doc_resilience",
+    "doc_perception",
+    "doc_systems",
 )
 
 
