@@ -2,7 +2,7 @@
 #
 #   make review TARGET=<path>
 #                 bootstrap .venv, then review TARGET offline (static runtime);
-#                 ARGS="--fail-on risky --verbose" passes other options
+#                 FAIL_ON=risky fails make on a risky verdict; ARGS="--verbose" passes other options
 #   make test     bootstrap .venv with the dev extras, then lint, type-check, test
 #   make bench    run every benchmark in bench/ and print its figures
 #   make eval     run the static runtime over the eval suite (evals/) and print the full report
@@ -33,12 +33,14 @@ $(DEV_STAMP): requirements-dev.lock pyproject.toml | $(BIN)/python
 	@touch $@ $(RUNTIME_STAMP)
 
 # A review is non-interactive here: --yes approves the triage and accepts the
-# expansion recommendation. ARGS defaults to --fail-on never so that a risky
-# verdict is reported, not treated as a failed make; CI passes ARGS=--fail-on=risky.
-ARGS ?= --fail-on never
+# expansion recommendation. FAIL_ON defaults to never so that a risky verdict is
+# reported, not treated as a failed make (FAIL_ON=risky for CI); ARGS adds other
+# options without dropping it (ARGS="--verbose" keeps --fail-on never).
+FAIL_ON ?= never
+ARGS ?=
 review: $(RUNTIME_STAMP)
 	@test -n "$(TARGET)" || { echo "usage: make review TARGET=<file, directory, document or diff>" >&2; exit 2; }
-	$(BIN)/fluxdrive review "$(TARGET)" --yes $(ARGS)
+	$(BIN)/fluxdrive review "$(TARGET)" --yes --fail-on $(FAIL_ON) $(ARGS)
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .

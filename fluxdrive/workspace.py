@@ -203,10 +203,13 @@ class Target:
     path: Path | None = None
     diff_text: str | None = None
     source: str = "path"
+    files: tuple[str, ...] = ()  # several paths given (pre-commit's file list): exactly these, relative to root
 
     @property
     def stem(self) -> str:
         """A short, file-name-safe name for the input."""
+        if self.files:
+            return f"{len(self.files)}-files"
         raw = self.path.stem if self.path is not None and self.kind != "diff" else self.label
         text = re.sub(r"[^A-Za-z0-9._-]+", "-", raw).strip("-.")[:50]
         return text or "input"
@@ -214,6 +217,8 @@ class Target:
     @property
     def identity(self) -> str:
         """What OUTPUT_DIR's hash is computed from: stable across reruns."""
+        if self.files:
+            return f"files:{self.root}:" + "\0".join(self.files)
         if self.path is not None:
             return str(self.path.resolve())
         return f"{self.source}:{self.root}"
@@ -266,7 +271,7 @@ def _within(path: Path, root: Path) -> bool:
 
 
 def resolve_target(
-    target: str | None,
+    target: str | Sequence[str] | None,
     *,
     diff_ref: str | None = None,
     staged: bool = False,
@@ -283,6 +288,13 @@ def resolve_target(
     here = Path(cwd or Path.cwd())
     if project is not None:
         project = project_from_option(here / project)
+    if target is not None and not isinstance(target, str):
+        paths = list(target)
+        if len(paths) != 1:
+            if diff_ref is not None or staged or "-" in paths:
+                raise UsageError("several TARGETs are files to review: they do not combine with --diff, --staged or -")
+            return _paths(paths, here, project)
+        target = paths[0]
     if diff_ref is not None or staged:
         if target not in (None, "", "."):
             raise UsageError("--diff/--staged take the diff from git; do not also pass a TARGET")
@@ -337,12 +349,61 @@ def _path(target: str, here: Path, project: Path | None) -> Target:
     return Target(kind, root, path.name, path=path)
 
 
+def _paths(targets: Sequence[str], here: Path, project: Path | None) -> Target:
+    """Several files or directories (a pre-commit hook's file list): one review of exactly those files.
+
+    Each path is resolved and confined as a single TARGET would be; all must
+    belong to one project. Directories contribute their reviewable files.
+    Diff files are refused here: a list is of files to review, not of changes.
+    """
+    if not targets:
+        raise UsageError("no TARGET given", hint="pass a file, directory, diff file, or '-' for a diff on stdin")
+    resolved = [_path(t, here, project) for t in targets]
+    roots = {Path(t.root) for t in resolved}
+    if len(roots) != 1:
+        raise InputError("the TARGETs belong to different projects", hint="review each project on its own")
+    if any(t.kind == "diff" for t in resolved):
+        raise UsageError("a diff file cannot be reviewed together with other TARGETs", hint="review it on its own")
+    root = roots.pop()
+    files: dict[str, None] = {}
+    for target in resolved:
+        assert target.path is not None
+        files.update(dict.fromkeys(review_files(target.path, root)))
+    if not files:
+        raise NothingToReviewError("none of the TARGETs holds a file to review")
+    names = sorted(files)
+    return Target("directory", root, f"{len(names)} files", path=root, files=tuple(names), source="files")
+
+
 def output_dir_for(target: Target, override: Path | None = None) -> Path:
-    """``--output-dir``, or the default ``docs/research/flux-drive/<stem>-<hash>``."""
+    """``--output-dir``, or the default ``docs/research/flux-drive/<stem>-<hash>`` (its root told to git to ignore)."""
     if override is not None:
         return Path(override).resolve()
     digest = hashlib.sha256(target.identity.encode()).hexdigest()[:8]
-    return Path(target.root) / RUNS_DIR / f"{target.stem}-{digest}"
+    runs = Path(target.root) / RUNS_DIR
+    ignore_runs_root(runs)
+    return runs / f"{target.stem}-{digest}"
+
+
+RUNS_GITIGNORE = "# Written by fluxdrive: runs are outputs, not sources (delete this file to commit them).\n*\n"
+
+
+def ignore_runs_root(runs: Path) -> None:
+    """Give a default runs root (``docs/research/flux-drive``) a ``.gitignore`` of ``*``, once.
+
+    Runs land in the user's repository; without this every review leaves
+    untracked files for ``git status`` to show and ``git add -A`` to commit.
+    An existing ``.gitignore`` is the user's and is never touched; a root
+    that cannot be created is left for the run to report.
+    """
+    marker = runs / ".gitignore"
+    try:
+        if marker.exists() or marker.is_symlink():
+            return
+        runs.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(marker, RUNS_GITIGNORE)
+    except OSError:
+        return
 
 
 # --------------------------------------------------------------------------

@@ -44,7 +44,7 @@ app = typer.Typer(
     ),
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    add_completion=True,
     no_args_is_help=True,
 )
 

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from fluxdrive import __version__
-from fluxdrive.cli._io import out, warn
+from fluxdrive.cli._io import note, out, warn
 from fluxdrive.cli.synthesize import AllowIncomplete, exit_for, fail_on_rank
-from fluxdrive.cli.triage import TargetArg
+from fluxdrive.cli.triage import TargetArg, one_target
 from fluxdrive.errors import EXIT_INTERRUPTED, NothingToReviewError, UsageError
 
 if TYPE_CHECKING:
@@ -135,8 +135,9 @@ def review_command(
         raise UsageError(f"--timeout must be a positive number of seconds, got {timeout}")
     if max_concurrency is not None and max_concurrency < 1:
         raise UsageError("--max-concurrency must be at least 1")
-    interactive = sys.stdin.isatty() and sys.stderr.isatty() and target != "-"
-    stdin_text = sys.stdin.read() if target == "-" else None
+    given = one_target(target)
+    interactive = sys.stdin.isatty() and sys.stderr.isatty() and given != "-"
+    stdin_text = sys.stdin.read() if given == "-" else None
     progress = Recorder() if quiet else progress_for(sys.stderr) if interactive else PlainProgress(sys.stderr)
     options = ReviewOptions(
         yes=yes,
@@ -160,7 +161,7 @@ def review_command(
         ask=_ask if interactive else None,
         say=_say,
     )
-    run = _run(target, options, output_format)
+    run = _run(given, options, output_format)
     if not run.approved:
         out("rejected at the approval gate; nothing was dispatched")
         raise typer.Exit(0)
@@ -168,8 +169,7 @@ def review_command(
     if result is None:
         warn("no agent report to synthesize")
         raise typer.Exit(EXIT_INTERRUPTED if run.interrupted else 3)
-    for note in dict.fromkeys([*result.notes, *run.notes]):  # run.notes: what happened after synthesis too
-        warn(note)
+    _say_notes(result.notes, run.notes, [] if quiet else result.info)
     budget = 4000
     if run.triage is not None:
         budget = run.triage.config.output.stdout_budget_chars
@@ -198,6 +198,14 @@ def review_command(
     )
 
 
+def _say_notes(warnings: list[str], after: list[str], info: list[str]) -> None:
+    """Warnings (also what happened after synthesis) as warnings; what the run also did as plain notes."""
+    for text in dict.fromkeys([*warnings, *after]):
+        warn(text)
+    for text in info:
+        note(text)
+
+
 def _settings(assignments: list[str] | None, verdicts_format: str | None) -> dict[str, Any]:
     """The --set assignments, and --verdicts-format as config verdicts.format."""
     from fluxdrive.config import parse_assignments
@@ -210,7 +218,7 @@ def _settings(assignments: list[str] | None, verdicts_format: str | None) -> dic
     return settings
 
 
-def _run(target: str | None, options: ReviewOptions, output_format: str) -> ReviewRun:
+def _run(target: str | list[str] | None, options: ReviewOptions, output_format: str) -> ReviewRun:
     """run_review, with an empty diff ending the command as a pass."""
     from fluxdrive.launch.review import run_review
 

@@ -12,9 +12,20 @@ from fluxdrive.cli._io import out, warn
 from fluxdrive.errors import UsageError
 
 TargetArg = Annotated[
-    str | None,
-    typer.Argument(metavar="TARGET", help="A file, document, directory, diff file, or '-' for a diff on stdin."),
+    list[str] | None,
+    typer.Argument(
+        metavar="TARGET...",
+        help="A file, document, directory, diff file, or '-' for a diff on stdin; several files or directories "
+        "are reviewed together (a pre-commit hook's file list).",
+    ),
 ]
+
+
+def one_target(targets: list[str] | None) -> str | list[str] | None:
+    """The TARGET argument as the library takes it: one path, a list of several, or None."""
+    if not targets:
+        return None
+    return targets[0] if len(targets) == 1 else list(targets)
 
 
 def approve(result: object, *, yes: bool, stream_to_stderr: bool = False) -> bool:
@@ -85,8 +96,9 @@ def triage_command(
     from fluxdrive.triage.engine import dumps
     from fluxdrive.workspace import claim_output_dir, output_dir_for, resolve_target, run_lock
 
-    stdin_text = sys.stdin.read() if target == "-" else None
-    resolved = resolve_target(target, diff_ref=diff, staged=staged, stdin_text=stdin_text, project=project)
+    given = one_target(target)
+    stdin_text = sys.stdin.read() if given == "-" else None
+    resolved = resolve_target(given, diff_ref=diff, staged=staged, stdin_text=stdin_text, project=project)
     config = load_config(resolved.root).config
     directory = claim_output_dir(output_dir_for(resolved, output_dir), resolved)
     with run_lock(directory, command="triage"):

@@ -67,6 +67,8 @@ class ContentBuilder:
                     shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
                     self.notes.append(f"not in the working tree, so not analyzed offline: {shown}")
                 self._files = tuple(present)
+            elif self.target.files:  # the paths given (already listed and confined)
+                self._files = self.target.files
             else:
                 assert self.target.path is not None
                 listed = list_files(self.target.path, self.root)

@@ -34,6 +34,7 @@ from fluxdrive.launch.progress import Progress, Recorder
 from fluxdrive.launch.runtimes import RuntimePool
 from fluxdrive.launch.stages import Ask, ExpandChoice, Launcher, LaunchRecord, ReviewDeps
 from fluxdrive.runtimes import Runtime, runtime_class
+from fluxdrive.runtimes.registry import require_llm_extra
 from fluxdrive.synthesis import Synthesis, synthesize
 from fluxdrive.triage import Triage, triage_target, write_outputs
 from fluxdrive.triage.gate import Decision as GateDecision
@@ -152,13 +153,15 @@ def _fingerprint(root: Path, files: Sequence[str]) -> str:
     return digest.hexdigest()
 
 
-def run_review(target: str | Path | None, options: ReviewOptions | None = None) -> ReviewRun:
-    """Review ``target`` (a path, ``-`` with ``options.stdin_text``, or None with ``diff_ref``/``staged``)."""
+def run_review(target: str | Path | Sequence[str | Path] | None, options: ReviewOptions | None = None) -> ReviewRun:
+    """Review ``target`` (a path; several paths, reviewed together; ``-`` with ``options.stdin_text``; or None
+    with ``diff_ref``/``staged``)."""
     options = options or ReviewOptions()
     mode = _mode(options)
     began = time.monotonic()
+    given = target if target is None or isinstance(target, str | Path) else [str(t) for t in target]
     resolved = resolve_target(
-        None if target is None else str(target),
+        given if given is None or isinstance(given, list) else str(given),
         diff_ref=options.diff_ref,
         staged=options.staged,
         stdin_text=options.stdin_text,
@@ -168,6 +171,8 @@ def run_review(target: str | Path | None, options: ReviewOptions | None = None) 
     config = _config(options, Path(resolved.root))
     pool = _runtimes(options)
     pool.preflight(config, Path(resolved.root))  # the common case fails before anything is written
+    if options.llm_triage:
+        require_llm_extra()
     output_dir = claim_output_dir(output_dir_for(resolved, options.output_dir), resolved)
     progress = options.progress or Recorder()
     with run_lock(output_dir, command="review"):
@@ -321,12 +326,12 @@ def _write_clavain(launcher: Launcher, synthesis: Synthesis) -> None:
 def _learn(launcher: Launcher, synthesis: Synthesis) -> None:
     """The knowledge lifecycle after synthesis: confirm, decay, archive, compound (never after an interrupt).
 
-    Says so in the synthesis notes only when something changed or was shown to an agent.
+    Says so (as information, not a warning) only when something changed or was shown to an agent.
     """
     knowledge = launcher.deps.knowledge
     learned = knowledge.after_review(synthesis.findings, launcher.reads_prompt())
     if learned is not None and (learned.changed or knowledge.injected):
-        synthesis.notes.append(learned.line())
+        synthesis.info.append(learned.line())
 
 
 def _gate(result: Triage, options: ReviewOptions) -> bool:

@@ -55,7 +55,7 @@ def _header(result: Synthesis) -> list[str]:
             "- Content routing was active: convergence counts only agents that received each finding's content"
         )
     lines += [f"- Incomplete: {reason}" for reason in result.incomplete]
-    lines += [f"- Note: {note}" for note in result.notes]
+    lines += [f"- Note: {note}" for note in [*result.notes, *result.info]]
     if result.skipped_files:
         lines += ["", f"## Not Reviewed ({len(result.skipped_files)} file(s))", ""]
         for left in result.skipped_files:

@@ -42,7 +42,8 @@ from fluxdrive.research.query import AgentChoice, choose_agents
 from fluxdrive.research.runtime import ResearchRuntime
 from fluxdrive.research.synthesis import AgentRun, Synthesis, render_markdown, research_record, synthesize
 from fluxdrive.runtimes.base import AgentResult, AgentTask, ReviewContent
-from fluxdrive.workspace import claim_output_dir, isolate, run_lock
+from fluxdrive.runtimes.registry import require_llm_extra
+from fluxdrive.workspace import claim_output_dir, ignore_runs_root, isolate, run_lock
 
 RUNS_DIR = Path("docs") / "research" / "flux-research"
 MAX_QUESTION = 1000
@@ -75,6 +76,7 @@ def _stem(question: str) -> str:
 def default_output_dir(root: Path, question: str, scope: str) -> Path:
     """``docs/research/flux-research/<question-stem>-<sha256(question, scope)[:8]>``."""
     digest = hashlib.sha256(f"{question}\0{scope}".encode()).hexdigest()[:8]
+    ignore_runs_root(root / RUNS_DIR)
     return root / RUNS_DIR / f"{_stem(question)}-{digest}"
 
 
@@ -111,6 +113,7 @@ def _executors(
         "learnings": lessons_executor(store),
     }
     if model:
+        require_llm_extra()
         from fluxdrive.launch.research.on_model import model_executor
         from fluxdrive.runtimes.llm.web import WebCache
 

@@ -24,6 +24,18 @@ _state = {"entry_points_loaded": False}
 EXTRAS = {"llm": "pip install 'fluxdrive[llm]'"}
 
 
+def require_llm_extra() -> None:
+    """One readable line when a model is asked for and the llm extra is not installed.
+
+    Without it every model call (each agent, each research question, each
+    retry) would fail on its own with ``No module named 'pydantic_ai'``.
+    """
+    try:
+        import pydantic_ai  # noqa: F401 - only whether it imports
+    except ImportError:
+        raise UsageError("a model was asked for, but the llm extra is not installed", hint=EXTRAS["llm"]) from None
+
+
 def register(cls: type[Runtime]) -> type[Runtime]:
     """Add a runtime class; usable as a decorator. Checks its capabilities."""
     name = getattr(cls, "name", None)

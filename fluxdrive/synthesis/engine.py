@@ -51,7 +51,8 @@ class Synthesis:
     content_routing_active: bool = False
     timeline: timeline.Timeline = field(default_factory=timeline.Timeline)
     conflicts: list[Conflict] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # warnings: something the reader must know about the verdict
+    info: list[str] = field(default_factory=list)  # what the run also did (the knowledge lifecycle): not a warning
     reviewed: str = ""
     synthesis_timestamp: str = ""
     skipped_files: list[SkippedFile] = field(default_factory=list)

@@ -300,7 +300,7 @@ def _directory(profile: InputProfile, target: Target, max_file_bytes: int | None
     or one generated 6 MB module would drown every other file's signal and crowd agents out of the plan."""
     assert target.path is not None
     root = Path(target.root)
-    files = review_files(target.path, root)
+    files = target.files or review_files(target.path, root)
     counts: Counter[str] = Counter()
     units: list[Unit] = []
     imports: set[str] = set()

@@ -70,7 +70,8 @@ def test_a_review_uses_confirms_and_decays_knowledge(project: Path) -> None:
     record = json.loads((run.output_dir / "run.json").read_text())["knowledge"]
     assert record["refreshed"] == ["sql-in-find-user"] and record["archived"] == ["orders-unpaginated"]
     assert "sql-in-find-user" in record["injected"]["fd-safety"]
-    assert any(n.startswith("Knowledge: 1 confirmed independently") for n in run.synthesis.notes)
+    assert any(n.startswith("Knowledge: 1 confirmed independently") for n in run.synthesis.info)
+    assert not any(n.startswith("Knowledge:") for n in run.synthesis.notes)  # information, not a warning
 
 
 def test_knowledge_commands(project: Path) -> None:
