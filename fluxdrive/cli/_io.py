@@ -9,14 +9,20 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from fluxdrive._masking import scrub
 
 
-def out(text: str) -> None:
-    """Write ``text`` to stdout, adding a final newline if it lacks one."""
+def out(text: str, *, colour: Callable[[str, str], str] | None = None, verdict: str = "") -> None:
+    """Write ``text`` to stdout, adding a final newline if it lacks one.
+
+    ``colour`` (on a terminal) adds its escapes after the scrub, which would strip them.
+    """
     text = scrub(text)
+    if colour is not None:
+        text = colour(text, verdict)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
@@ -49,3 +55,17 @@ def scrub_data(data: Any) -> Any:
     if isinstance(data, list | tuple):
         return [scrub_data(v) for v in data]
     return data
+
+
+def terminal() -> tuple[int | None, bool]:
+    """(columns, colour) for stdout: the width to fit and whether to colour; (None, False) when not a terminal.
+
+    Colour follows the NO_COLOR convention (no-color.org) and TERM=dumb.
+    """
+    import os
+    import shutil
+
+    if not sys.stdout.isatty():
+        return None, False
+    colour = "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+    return shutil.get_terminal_size((100, 24)).columns, colour

@@ -15,6 +15,7 @@ from fluxdrive import __version__
 from fluxdrive.cli import (
     agent,
     agents,
+    baseline,
     config,
     domains,
     evals,
@@ -85,3 +86,4 @@ app.command("history")(history.history_command)
 app.command("mcp")(mcp.mcp_command)
 app.add_typer(knowledge.app, name="knowledge")
 app.add_typer(kb.app, name="kb")
+app.add_typer(baseline.app, name="baseline")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from fluxdrive import __version__
-from fluxdrive.cli._io import note, out, warn
+from fluxdrive.cli._io import note, out, terminal, warn
 from fluxdrive.cli.synthesize import AllowIncomplete, exit_for, fail_on_rank
 from fluxdrive.cli.triage import TargetArg, one_target
 from fluxdrive.errors import EXIT_INTERRUPTED, NothingToReviewError, UsageError
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from fluxdrive.launch.review import ReviewOptions, ReviewRun
 
 EXPAND = ("ask", "recommended", "all", "none")
-FORMATS = ("console", "json", "markdown", "sarif")
+FORMATS = ("console", "json", "markdown", "sarif", "codeclimate")
 VERDICTS_FORMATS = ("fluxdrive", "clavain", "both")
 
 
@@ -80,7 +80,12 @@ def review_command(
     ] = None,
     allow_incomplete: AllowIncomplete = False,
     output_format: Annotated[
-        str, typer.Option("--format", metavar="console|json|markdown|sarif", help="What to print on stdout.")
+        str,
+        typer.Option(
+            "--format",
+            metavar="console|json|markdown|sarif|codeclimate",
+            help="What to print on stdout (codeclimate: GitLab's Code Quality report).",
+        ),
     ] = "console",
     timeout: Annotated[
         float | None, typer.Option("--timeout", metavar="SECONDS", help="Per-agent timeout (overrides config).")
@@ -94,6 +99,17 @@ def review_command(
         None
     ),
     staged: Annotated[bool, typer.Option("--staged", help="Review the staged changes.")] = False,
+    since_last: Annotated[
+        bool, typer.Option("--since-last", help="Review what changed since this branch's last reviewed commit.")
+    ] = False,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            "--baseline",
+            metavar="FILE",
+            help="Report only findings not in this baseline (fluxdrive baseline write); say how many were suppressed.",
+        ),
+    ] = None,
     project: Annotated[
         Path | None,
         typer.Option(
@@ -122,15 +138,17 @@ def review_command(
     """Review TARGET: triage, approval, Stage 1, research, expansion, Stage 2, synthesis; print the verdict."""
     from fluxdrive.launch.progress import PlainProgress, Recorder, progress_for
     from fluxdrive.launch.review import ReviewOptions
-    from fluxdrive.reports import render_console, render_json, render_sarif, render_summary
-    from fluxdrive.reports.console import agent_lines
+    from fluxdrive.reports import render_codeclimate, render_console, render_json, render_sarif, render_summary
+    from fluxdrive.reports.console import agent_lines, colour_verdict
 
     if fail_on is not None:
         fail_on_rank(fail_on)
     if expand is not None and expand not in EXPAND:
         raise UsageError(f"unknown --expand value {expand!r}", hint="use recommended, all, none or ask")
     if output_format not in FORMATS:
-        raise UsageError(f"unknown --format {output_format!r}", hint="use console, json, markdown or sarif")
+        raise UsageError(
+            f"unknown --format {output_format!r}", hint="use console, json, markdown, sarif or codeclimate"
+        )
     if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
         raise UsageError(f"--timeout must be a positive number of seconds, got {timeout}")
     if max_concurrency is not None and max_concurrency < 1:
@@ -154,6 +172,8 @@ def review_command(
         dropout=not no_dropout,
         diff_ref=diff,
         staged=staged,
+        since_last=since_last,
+        baseline=baseline,
         project=project,
         stdin_text=stdin_text,
         settings=_settings(assignments, verdicts_format),
@@ -184,8 +204,13 @@ def review_command(
         out(render_summary(result))
     elif output_format == "sarif":
         out(render_sarif(result))
+    elif output_format == "codeclimate":
+        out(render_codeclimate(result))
     else:
-        out(render_console(result, run.files, budget=budget, verbose=verbose, agents=agent_lines(result, seconds)))
+        width, colour = terminal()
+        lines = agent_lines(result, seconds)
+        text = render_console(result, run.files, budget=budget, verbose=verbose, agents=lines, width=width)
+        out(text, colour=colour_verdict if colour else None, verdict=result.verdict)
     if run.interrupted:
         warn("interrupted: the report covers the agents that finished")
         raise typer.Exit(EXIT_INTERRUPTED)
@@ -235,9 +260,11 @@ def _nothing_to_review(reason: NothingToReviewError, output_format: str) -> None
 
     from fluxdrive.reports.sarif import INFORMATION_URI, SARIF_SCHEMA
 
-    if output_format in ("sarif", "json"):
+    if output_format in ("sarif", "json", "codeclimate"):
         warn(f"nothing to review: {reason.message}")
-    if output_format == "sarif":
+    if output_format == "codeclimate":
+        out("[]")  # GitLab's Code Quality report with no issues
+    elif output_format == "sarif":
         driver = {"name": "fluxdrive", "version": __version__, "informationUri": INFORMATION_URI, "rules": []}
         log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{"tool": {"driver": driver}, "results": []}]}
         out(json.dumps(log, indent=2))

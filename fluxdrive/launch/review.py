@@ -14,6 +14,7 @@ A second Ctrl-C stops at once.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import os
 import sys
@@ -23,10 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fluxdrive import _git
 from fluxdrive._clock import utc_timestamp
+from fluxdrive._project import find_project_root
+from fluxdrive.baseline import Baseline, apply_baseline, current_branch, load_baseline, remember_reviewed, since_last
 from fluxdrive.config.model import Config
 from fluxdrive.contracts.run_manifest import RunManifest
-from fluxdrive.errors import ReviewError, UsageError
+from fluxdrive.errors import FluxdriveError, ReviewError, UsageError
 from fluxdrive.launch.knowledge import ReviewKnowledge
 from fluxdrive.launch.manifest import RunFacts, build_manifest, finish, write_manifest
 from fluxdrive.launch.plan import apply_cost_model, enforce_budget, explicit_roster, make_plan, skip_model_only
@@ -81,6 +85,8 @@ class ReviewOptions:
     progress: Progress | None = None
     ask: Ask | None = None
     say: Callable[[str], None] | None = None
+    baseline: Path | None = None  # report only findings not in this baseline (fluxdrive baseline write)
+    since_last: bool = False  # review what changed since the last reviewed commit of this branch
 
 
 @dataclass
@@ -156,9 +162,10 @@ def _fingerprint(root: Path, files: Sequence[str]) -> str:
 def run_review(target: str | Path | Sequence[str | Path] | None, options: ReviewOptions | None = None) -> ReviewRun:
     """Review ``target`` (a path; several paths, reviewed together; ``-`` with ``options.stdin_text``; or None
     with ``diff_ref``/``staged``)."""
-    options = options or ReviewOptions()
+    options = _since_last(options or ReviewOptions(), target)
     mode = _mode(options)
     began = time.monotonic()
+    baseline = load_baseline(Path(options.baseline)) if options.baseline is not None else None
     given = target if target is None or isinstance(target, str | Path) else [str(t) for t in target]
     resolved = resolve_target(
         given if given is None or isinstance(given, list) else str(given),
@@ -198,8 +205,12 @@ def run_review(target: str | Path | Sequence[str | Path] | None, options: Review
             notes=[*record.notes, *planned.notes, *launcher.content.notes],  # said once, with the verdict
         )
         manifest = build_manifest(launcher, facts)
-        synthesis, files, manifest = _synthesize(launcher, manifest, interrupted=interrupted, began=began)
+        synthesis, files, manifest = _synthesize(
+            launcher, manifest, interrupted=interrupted, began=began, baseline=baseline
+        )
         notes = list(manifest.notes)
+        if synthesis is not None and not interrupted:
+            _remember_reviewed(Path(resolved.root), notes)
         _record_history(manifest, resolved, synthesis, notes)  # a failure to record adds a note
         return ReviewRun(
             synthesis,
@@ -283,7 +294,7 @@ def _launch(launcher: Launcher, mode: ExpandChoice, progress: Progress) -> tuple
 
 
 def _synthesize(
-    launcher: Launcher, manifest: RunManifest, *, interrupted: bool, began: float
+    launcher: Launcher, manifest: RunManifest, *, interrupted: bool, began: float, baseline: Baseline | None = None
 ) -> tuple[Synthesis | None, list[Path], RunManifest]:
     """Phase 3 over what the agents wrote, the knowledge lifecycle, and the final run.json."""
     output_dir = launcher.output_dir
@@ -298,6 +309,8 @@ def _synthesize(
         synthesis.notes.extend(manifest.notes)
         if not interrupted:
             _learn(launcher, synthesis)
+        if baseline is not None:  # learning saw every finding; the reports and the verdict see the new ones
+            synthesis = apply_baseline(synthesis, baseline, Path(launcher.target.root)).synthesis
         files = write_reports(synthesis)
         if launcher.config.verdicts.format != "fluxdrive":
             _write_clavain(launcher, synthesis)
@@ -308,10 +321,39 @@ def _synthesize(
     return synthesis, files, manifest
 
 
+def _since_last(options: ReviewOptions, target: object) -> ReviewOptions:
+    """``--since-last``: the diff since the commit this branch's last review saw (refused with a target or ref)."""
+    if not options.since_last:
+        return options
+    if target is not None or options.diff_ref is not None or options.staged:
+        raise UsageError("--since-last picks the diff itself; do not also pass a TARGET, --diff or --staged")
+    root = find_project_root(Path(options.cwd or Path.cwd()) if options.project is None else Path(options.project))
+    branch = current_branch(root)
+    if branch is None:
+        raise UsageError("--since-last needs a branch, and HEAD is detached", hint="check out a branch, or use --diff")
+    commit = since_last(root, branch)
+    if commit is None:
+        raise UsageError(
+            f"no earlier review of branch {branch} is recorded", hint="review once without --since-last first"
+        )
+    return dataclasses.replace(options, diff_ref=commit, project=root)
+
+
+def _remember_reviewed(root: Path, notes: list[str]) -> None:
+    """Record the commit this review saw for its branch (what the next --since-last starts from)."""
+    branch = current_branch(root)
+    commit = _git.head(root)
+    if branch is None or commit is None:
+        return
+    try:
+        remember_reviewed(root, branch, commit)
+    except (OSError, FluxdriveError) as exc:
+        notes.append(f"the reviewed commit was not recorded for --since-last: {exc}")
+
+
 def _write_clavain(launcher: Launcher, synthesis: Synthesis) -> None:
     """Clavain verdict records (config verdicts.format clavain|both); a failure to write is a note."""
     from fluxdrive.clavain import write_run
-    from fluxdrive.errors import FluxdriveError
 
     try:
         written = write_run(launcher.output_dir, Path(launcher.target.root), synthesis)

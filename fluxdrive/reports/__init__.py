@@ -1,5 +1,6 @@
-"""Renderers of a synthesis: findings.json, summary.md, SARIF and the console report."""
+"""Renderers of a synthesis: findings.json, summary.md, SARIF, GitLab Code Quality and the console report."""
 
+from fluxdrive.reports.codeclimate import build_codeclimate, render_codeclimate
 from fluxdrive.reports.console import render_console
 from fluxdrive.reports.findings_json import build_document, json_schema, render_json
 from fluxdrive.reports.sarif import build_sarif, render_sarif
@@ -8,9 +9,11 @@ from fluxdrive.reports.write import OUTPUT_FILES, write_reports
 
 __all__ = [
     "OUTPUT_FILES",
+    "build_codeclimate",
     "build_document",
     "build_sarif",
     "json_schema",
+    "render_codeclimate",
     "render_console",
     "render_json",
     "render_sarif",

@@ -16,14 +16,48 @@ from pathlib import Path
 
 from fluxdrive.synthesis import Finding, Synthesis
 
-TITLE_WIDTH = 96
+TITLE_WIDTH = 96  # without a terminal to fit (a pipe, a file, an MCP answer)
+MIN_TITLE = 30
+VERDICT_COLOUR = {"SAFE": "32", "NEEDS-CHANGES": "33", "RISKY": "31", "ERROR": "31"}  # green, yellow, red
 
 
-def _finding_line(finding: Finding) -> str:
-    title = finding.title if len(finding.title) <= TITLE_WIDTH else finding.title[: TITLE_WIDTH - 1] + "…"
+def _finding_line(finding: Finding, width: int | None = None) -> str:
+    """One finding on one line; ``width`` (the terminal's columns) cuts the title so the line never wraps."""
     warning = " [single agent]" if finding.convergence <= 1 and finding.severity in ("P0", "P1") else ""
     where = f" {finding.location}" if finding.location else ""
-    return f"  {finding.id:<6} {finding.convergence_label:>5}{warning} {title}{where}"
+    prefix = f"  {finding.id:<6} {finding.convergence_label:>5}{warning} "
+    room = TITLE_WIDTH if width is None else max(MIN_TITLE, width - len(prefix) - len(where))
+    title = finding.title if len(finding.title) <= room else finding.title[: room - 1] + "…"
+    return f"{prefix}{title}{where}"
+
+
+def reviewers_line(result: Synthesis) -> str:
+    """How many reviewers reported, in plain words (the machine-readable form is ``validation_line``)."""
+    total = len(result.outputs)
+    failed, partial = len(result.agents_failed), len(result.agents_partial)
+    loose = sum(1 for o in result.outputs.values() if o.status.value == "malformed" and not o.partial)
+    done = total - failed - partial
+    line = f"All {total} reviewers reported" if done == total else f"{done} of {total} reviewers reported"
+    trouble = []
+    if failed:
+        trouble.append(f"{failed} failed")
+    if partial:
+        trouble.append(f"{partial} cut off at the timeout")
+    if loose:
+        trouble.append(f"{loose} report(s) read loosely (not in the expected format)")
+    if trouble:
+        line += ": " + ", ".join(trouble)
+    ideas = len(result.improvements)
+    if ideas:
+        line += f"; {ideas} improvement idea(s) in summary.md"
+    return line
+
+
+def colour_verdict(text: str, verdict: str) -> str:
+    """The first occurrence of the verdict word in bold colour (red risky, yellow needs-changes, green safe)."""
+    word = verdict.upper()
+    code = VERDICT_COLOUR.get(word)
+    return text.replace(word, f"\x1b[1;{code}m{word}\x1b[0m", 1) if code else text
 
 
 def _footer(result: Synthesis, files: list[Path]) -> list[str]:
@@ -40,8 +74,8 @@ def _footer(result: Synthesis, files: list[Path]) -> list[str]:
     line = result.timeline
     if line.entries:
         lines.append(
-            f"Timeline: {len(line.entries)} shared finding(s), {len(line.of_kind('adjustment'))} adjustment(s), "
-            f"{len(line.of_kind('contradiction'))} unresolved contradiction(s)"
+            f"Shared while working: {len(line.entries)} finding(s); {len(line.of_kind('adjustment'))} taken up by "
+            f"another reviewer; {len(line.of_kind('contradiction'))} disagreement(s) left open"
         )
     if files:
         directory = files[0].parent
@@ -58,10 +92,19 @@ def skipped_line(result: Synthesis) -> str:
 
 
 def agent_lines(result: Synthesis, seconds: Mapping[str, float] | None = None) -> list[str]:
-    """One compact line per agent: status, what it found, how long it took."""
+    """One compact line per agent: status, what it found, how long it took.
+
+    The counts are of the review's final findings this agent reported (after
+    merging duplicates and folding repeats), so they add up with the verdict
+    line's totals; the agent's own report may list more lines.
+    """
     lines = ["Agents:"]
+    credited: dict[str, Counter[str]] = {}
+    for finding in result.findings:
+        for agent in finding.agents:
+            credited.setdefault(agent, Counter())[finding.severity] += 1
     for name, output in sorted(result.outputs.items()):
-        counts = Counter(f.severity for f in output.findings)
+        counts = credited.get(name, Counter())
         found = ", ".join(f"{counts[s]} {s}" for s in ("P0", "P1", "P2", "P3") if counts[s]) or "no findings"
         if output.failed:
             state, found = "failed", output.reason[:60]
@@ -81,21 +124,19 @@ def render_console(
     budget: int = 4000,
     verbose: bool = False,
     agents: Sequence[str] = (),
+    width: int | None = None,
 ) -> str:
     """The stdout report, at most ``budget`` characters unless ``verbose``.
 
     ``agents`` (for a review: :func:`agent_lines`) follow the verdict lines.
+    On a terminal, ``width`` fits each finding to one line (and the CLI
+    colours the verdict word with :func:`colour_verdict`, after scrubbing).
     """
     counts = result.counts()
     shown = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"
-    head = [
-        f"Verdict: {result.verdict.upper()} ({shown})",
-        f"{result.validation_line}; {len(result.improvements)} improvement(s) suggested",
-    ]
+    head = [f"Verdict: {result.verdict.upper()} ({shown})", reviewers_line(result)]
     if result.early_stop:
-        head.append(
-            f"Early stop: {len(result.skipped_agents)} Stage 2 agent(s) not launched; convergence counts Stage 1 only"
-        )
+        head.append(f"Stage 2 not needed: {len(result.skipped_agents)} more reviewer(s) not launched (why: summary.md)")
     incomplete = result.incomplete
     if incomplete:
         head[0] += " - INCOMPLETE"
@@ -109,7 +150,7 @@ def render_console(
     omitted: Counter[str] = Counter()
     current = None
     for finding in result.findings:
-        line = _finding_line(finding)
+        line = _finding_line(finding, width)
         header = f"{finding.severity}:" if finding.severity != current else None
         cost = len(line) + 1 + (len(header) + 1 if header else 0)
         reserve = 80  # room for the "not shown" line

@@ -33,7 +33,8 @@ def test_seven_agent_review_stdout_fits_the_budget(project: Path) -> None:
     assert done.code == 1, done.err  # verdict risky at the default --fail-on risky
     lines = done.out.splitlines()
     assert lines[0].startswith("Verdict: RISKY (")
-    assert lines[1].startswith("7/7 agents returned a valid Findings Index")
+    assert lines[1].startswith("All 7 reviewers reported")
+    assert "\x1b[" not in done.out, "no colour when stdout is not a terminal"
     agent_rows = lines[lines.index("Agents:") + 1 : lines.index("Agents:") + 8]
     assert sorted(row.split()[0] for row in agent_rows) == sorted(ALL_SEVEN.split(","))
     assert len(done.out) <= 4000, len(done.out)
@@ -114,7 +115,7 @@ def test_interactive_review_in_a_real_terminal(project: Path) -> None:
     child.sendline("approve")
     child.expect(r"Launch Stage 2\? \[")
     child.sendline("stop")
-    child.expect("Verdict: RISKY")
+    child.expect(r"Verdict: \x1b\[1;31mRISKY\x1b\[0m \(")  # on a terminal the verdict is coloured
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
@@ -189,7 +190,7 @@ def test_ctrl_c_at_the_expansion_question_keeps_stage1(project: Path) -> None:
     child.sendline("approve")
     child.expect(r"Launch Stage 2\? \[")
     child.sendintr()
-    child.expect("Verdict: RISKY")
+    child.expect(r"Verdict: \x1b\[1;31mRISKY\x1b\[0m \(")  # on a terminal the verdict is coloured
     child.expect("interrupted: the report covers the agents that finished")
     child.expect(pexpect.EOF)
     child.close()

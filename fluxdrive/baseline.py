@@ -1,0 +1,575 @@
+"""Baselines: record today's findings, so later reviews report only the new ones.
+
+    fluxdrive baseline write [OUTPUT_DIR] [-o FILE]     (default FILE: .fluxdrive/baseline.json)
+    fluxdrive review ... --baseline FILE                (suppresses what FILE holds)
+
+A baseline is one JSON document::
+
+    {"kind": "fluxdrive-baseline", "schema_version": 1, "fingerprint_version": 1,
+     "created_at": "...", "tool_version": "...", "source": "docs/research/flux-drive/src-1a2b",
+     "findings": [{"fingerprint": "9f0c...", "rule": "ruff:S608", "severity": "P1",
+                   "path": "app/db.py", "title": "SQL built by ...", "first_seen": "..."}]}
+
+``kind`` is the marker: a file without it is never overwritten and never
+read as a baseline. Titles and paths are masked (credentials, terminal
+escapes) before they are stored; line numbers are not stored at all.
+
+Fingerprints (:func:`fingerprints`). ``fluxdrive.reports.sarif.fingerprint``
+hashes the file and the normalized title. It does not depend on the line,
+but it is not enough here, so the baseline has its own:
+
+* it cannot tell two identical hits in one file apart. A rule that fires on
+  the same pattern twice in one module, or two agents' "missing timeout"
+  titles on two calls, give one fingerprint, so suppressing one silently
+  suppresses a *new* second one;
+* a title that quotes a number (``(and 3 more places)``, ``line 41``)
+  changes when unrelated code moves.
+
+A baseline fingerprint hashes, with no line number in it:
+
+1. the file (relative to PROJECT_ROOT, ``./`` and ``\\`` normalized);
+2. the issue: the analyzer rule when the finding names one (``ruff:S608``,
+   stable across runs however the title is worded), else the normalized
+   title with its ``(and N more places)`` tail and bare numbers dropped;
+3. the flagged source line's text, whitespace collapsed, read from the
+   working tree when it is readable inside the root (else empty): moving code
+   keeps it, editing the flagged line makes the finding new again, which is
+   what a reviewer wants;
+4. an occurrence index among the findings of one review sharing 1-3,
+   counted in line order: two identical hits in one file stay two.
+
+So within one review every fingerprint is unique, the same tree reviewed
+twice gives the same fingerprints, and lines inserted above a finding do
+not change it. The hash is of unmasked text (masking depends on the
+environment, which would make fingerprints differ between a laptop and CI);
+only 128 bits of a SHA-256 are kept, and nothing in the baseline can be read
+back into source text.
+
+``since_last`` / ``remember_reviewed`` keep the commit each branch was last
+reviewed at (the history database records runs per project, not per branch
+or commit) for ``review --since-last``: in ``PROJECT_ROOT/.git/fluxdrive/
+last-review.json``, state of this clone that must never be committed, or
+``PROJECT_ROOT/.fluxdrive/last-review.json`` where ``.git`` is not a
+directory inside the project (a linked worktree: nothing outside the root
+is written).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fluxdrive import __version__, _git
+from fluxdrive._atomic import atomic_write_json
+from fluxdrive._clock import utc_timestamp
+from fluxdrive._confine import read_confined
+from fluxdrive._masking import scrub
+from fluxdrive._paths import read_regular
+from fluxdrive.contracts import derive_verdict
+from fluxdrive.errors import FluxdriveError, InputError
+from fluxdrive.synthesis import Finding, Synthesis
+from fluxdrive.synthesis.dedup import normalize_title
+
+KIND_KEY = "kind"
+KIND = "fluxdrive-baseline"
+SCHEMA_VERSION = 1
+FINGERPRINT_VERSION = 1
+DEFAULT_BASELINE = Path(".fluxdrive") / "baseline.json"
+LAST_REVIEW = Path(".fluxdrive") / "last-review.json"
+LAST_REVIEW_KIND = "fluxdrive-last-review"
+MAX_BASELINE_BYTES = 64 * 1024 * 1024
+MAX_SOURCE_BYTES = 8 * 1024 * 1024  # a larger file's lines are not read: its fingerprints use an empty line text
+MAX_TITLE = 300
+SEVERITIES = ("P0", "P1", "P2", "P3")
+_MORE_PLACES = re.compile(r"\s*\(and \d+ more (?:places|lines)[^()]*(?:\(\))?\)$")
+_COMMIT = re.compile(r"^[0-9a-f]{7,64}$")
+
+
+class BaselineError(InputError):
+    """A baseline file is missing, corrupt, foreign or too new; or would overwrite a file that is not one (exit 2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineEntry:
+    """One recorded finding: its fingerprint and what a person needs to recognize it (no line number)."""
+
+    fingerprint: str
+    severity: str
+    path: str
+    title: str
+    first_seen: str
+    rule: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "fingerprint": self.fingerprint,
+            "rule": self.rule,
+            "severity": self.severity,
+            "path": self.path,
+            "title": self.title,
+            "first_seen": self.first_seen,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    """A loaded (or just written) baseline file."""
+
+    path: Path
+    entries: tuple[BaselineEntry, ...]
+    created_at: str = ""
+    tool_version: str = ""
+    source: str = ""
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def fingerprints(self) -> frozenset[str]:
+        return frozenset(e.fingerprint for e in self.entries)
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineOutcome:
+    """What applying a baseline did: the new synthesis, what it hid, what is gone."""
+
+    synthesis: Synthesis  # only the findings not in the baseline; verdict re-derived
+    suppressed: list[Finding] = field(default_factory=list)  # found again: in the baseline
+    fixed: list[BaselineEntry] = field(default_factory=list)  # in the baseline, not found by this review
+
+    @property
+    def suppressed_count(self) -> int:
+        return len(self.suppressed)
+
+    @property
+    def fixed_count(self) -> int:
+        return len(self.fixed)
+
+
+# --------------------------------------------------------------------------
+# fingerprints
+
+
+def _relative(path: str, root: Path) -> str:
+    """A location's file as a project-relative POSIX path."""
+    path = path.replace("\\", "/")
+    if path.startswith("/"):
+        try:
+            return Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
+        except (OSError, ValueError):
+            return path
+    while path.startswith("./"):
+        path = path[2:]
+    return path
+
+
+def split_location(location: str | None, root: Path) -> tuple[str, int | None]:
+    """``("app/db.py", 41)`` for ``app/db.py:41``; the line is None when the location has none."""
+    if not location:
+        return "", None
+    path, sep, line = location.rpartition(":")
+    if sep and line.isdigit():
+        return _relative(path, root), int(line)
+    return _relative(location, root), None
+
+
+def _issue(finding: Finding) -> str:
+    if finding.rules:
+        return f"rule:{finding.rules[0]}"
+    words = normalize_title(_MORE_PLACES.sub("", finding.title)).split()
+    return "title:" + " ".join(w for w in words if not w.isdigit())
+
+
+class _Lines:
+    """The project's files, read once each, confined to the root."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self._cache: dict[str, list[str] | None] = {}
+
+    def text(self, path: str, line: int | None) -> str:
+        if not path or line is None or line < 1:
+            return ""
+        if path not in self._cache:
+            try:
+                data = read_confined(self.root / path, self.root, "source file", limit=MAX_SOURCE_BYTES)
+                self._cache[path] = None if b"\0" in data[:8192] else data.decode("utf-8", "replace").splitlines()
+            except (FluxdriveError, OSError, ValueError):
+                self._cache[path] = None
+        lines = self._cache[path]
+        if lines is None or line > len(lines):
+            return ""
+        return " ".join(lines[line - 1].split())
+
+
+def fingerprints(findings: Sequence[Finding], root: Path) -> list[str]:
+    """The line-independent fingerprint of each finding, in order (see the module docstring for the design)."""
+    lines = _Lines(root)
+    keys: list[tuple[str, str, str]] = []
+    order: list[tuple[int, str, str]] = []
+    for finding in findings:
+        path, line = split_location(finding.location, root)
+        keys.append((path, _issue(finding), lines.text(path, line)))
+        order.append((line or 0, finding.title, finding.id))
+    occurrence: dict[tuple[str, str, str], int] = {}
+    index = [0] * len(findings)
+    for position in sorted(range(len(findings)), key=lambda n: order[n]):
+        key = keys[position]
+        index[position] = occurrence.get(key, 0)
+        occurrence[key] = index[position] + 1
+    out = []
+    for (path, issue, text), number in zip(keys, index, strict=True):
+        material = f"v{FINGERPRINT_VERSION}\0{path}\0{issue}\0{text}\0{number}"
+        out.append(hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()[:32])
+    return out
+
+
+# --------------------------------------------------------------------------
+# reading and writing
+
+
+def shown_path(path: Path, root: Path | None = None) -> str:
+    """``path`` relative to ``root`` when it lies inside it (POSIX), else as given."""
+    if root is not None:
+        try:
+            return Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
+        except (OSError, ValueError):
+            pass
+    return str(path)
+
+
+def _entry(raw: Any, number: int, path: Path) -> BaselineEntry:
+    if not isinstance(raw, dict) or not isinstance(raw.get("fingerprint"), str) or not raw["fingerprint"]:
+        raise BaselineError(
+            f"baseline {path}: finding {number} is malformed (no fingerprint)",
+            hint="rewrite it: fluxdrive baseline write",
+        )
+
+    def text(key: str) -> str:
+        value = raw.get(key)
+        return value if isinstance(value, str) else ""
+
+    rule = raw.get("rule")
+    return BaselineEntry(
+        fingerprint=raw["fingerprint"],
+        severity=text("severity"),
+        path=text("path"),
+        title=text("title"),
+        first_seen=text("first_seen"),
+        rule=rule if isinstance(rule, str) and rule else None,
+    )
+
+
+def load_baseline(path: Path) -> Baseline:
+    """Read a baseline file; one :class:`BaselineError` line when it is missing, corrupt, foreign or too new."""
+    path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        raise BaselineError(
+            f"baseline {path} does not exist", hint="write one from a review: fluxdrive baseline write [OUTPUT_DIR]"
+        )
+    try:
+        data = read_regular(path, "baseline", limit=MAX_BASELINE_BYTES)
+    except InputError as exc:
+        raise BaselineError(exc.message, hint=exc.hint) from None
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise BaselineError(f"baseline {path} is not UTF-8 text", hint="rewrite it: fluxdrive baseline write") from None
+    except json.JSONDecodeError as exc:
+        raise BaselineError(
+            f"baseline {path} is not valid JSON (line {exc.lineno}: {exc.msg})",
+            hint="rewrite it: fluxdrive baseline write",
+        ) from None
+    if not isinstance(document, dict) or document.get(KIND_KEY) != KIND:
+        raise BaselineError(
+            f'{path} is not a fluxdrive baseline (no "{KIND_KEY}": "{KIND}")',
+            hint="pass a file written by fluxdrive baseline write",
+        )
+    version = document.get("schema_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise BaselineError(f"baseline {path} has no valid schema_version", hint="rewrite it: fluxdrive baseline write")
+    if version > SCHEMA_VERSION:
+        raise BaselineError(
+            f"baseline {path} has schema_version {version}; this fluxdrive reads up to {SCHEMA_VERSION}",
+            hint="upgrade fluxdrive, or rewrite the baseline with this version",
+        )
+    if document.get("fingerprint_version", FINGERPRINT_VERSION) != FINGERPRINT_VERSION:
+        raise BaselineError(
+            f"baseline {path} uses fingerprint version {document.get('fingerprint_version')!r}, "
+            f"this fluxdrive computes version {FINGERPRINT_VERSION}",
+            hint="rewrite it from a fresh review: fluxdrive baseline write",
+        )
+    findings = document.get("findings")
+    if not isinstance(findings, list):
+        raise BaselineError(f"baseline {path} has no findings list", hint="rewrite it: fluxdrive baseline write")
+
+    def text(key: str) -> str:
+        value = document.get(key)
+        return value if isinstance(value, str) else ""
+
+    return Baseline(
+        path=path,
+        entries=tuple(_entry(raw, n, path) for n, raw in enumerate(findings, start=1)),
+        created_at=text("created_at"),
+        tool_version=text("tool_version"),
+        source=text("source"),
+        schema_version=version,
+    )
+
+
+def fingerprints_in(path: Path) -> frozenset[str]:
+    """The fingerprints of the baseline at ``path`` (empty when there is none or it cannot be read)."""
+    try:
+        return load_baseline(path).fingerprints
+    except BaselineError:
+        return frozenset()
+
+
+def _previous(path: Path) -> Baseline | None:
+    """The baseline ``path`` holds (None when absent); refuses to go on over any other file."""
+    if not path.exists() and not path.is_symlink():
+        return None
+    if path.is_symlink() or not path.is_file():
+        raise BaselineError(
+            f"{path} is not a fluxdrive baseline (a {'symlink' if path.is_symlink() else 'directory or device'}); "
+            "refusing to overwrite it",
+            hint="choose another file with -o FILE",
+        )
+    try:
+        return load_baseline(path)
+    except BaselineError:
+        raise BaselineError(
+            f"{path} is not a fluxdrive baseline; refusing to overwrite it",
+            hint="choose another file with -o FILE, or move that file aside",
+        ) from None
+
+
+def write_baseline(
+    path: Path,
+    findings: Sequence[Finding],
+    root: Path,
+    *,
+    seen_at: str | None = None,
+    source: str = "",
+    now: str | None = None,
+) -> Baseline:
+    """Record ``findings`` in ``path`` atomically, by fingerprint; never over a file that is not a baseline.
+
+    A finding already in the file keeps its ``first_seen``; a new one gets
+    ``seen_at`` (the review's time; default: now). Findings the file held
+    but ``findings`` lack are dropped: the baseline is today's findings.
+    """
+    path = Path(path)
+    previous = _previous(path)
+    created = now or utc_timestamp()
+    first = {e.fingerprint: e.first_seen for e in previous.entries} if previous else {}
+    entries = []
+    for finding, fingerprint in zip(findings, fingerprints(findings, root), strict=True):
+        file, _line = split_location(finding.location, root)
+        title = " ".join(scrub(_MORE_PLACES.sub("", finding.title)).split())
+        entries.append(
+            BaselineEntry(
+                fingerprint=fingerprint,
+                severity=finding.severity,
+                path=scrub(file),
+                title=title if len(title) <= MAX_TITLE else title[: MAX_TITLE - 1].rstrip() + "\u2026",
+                first_seen=first.get(fingerprint) or seen_at or created,
+                rule=scrub(finding.rules[0]) if finding.rules else None,
+            )
+        )
+    entries.sort(key=lambda e: (e.path, e.severity, e.title, e.fingerprint))
+    baseline = Baseline(
+        path=path,
+        entries=tuple(entries),
+        created_at=created,
+        tool_version=__version__,
+        source=scrub(source),
+    )
+    atomic_write_json(
+        path,
+        {
+            KIND_KEY: KIND,
+            "schema_version": SCHEMA_VERSION,
+            "fingerprint_version": FINGERPRINT_VERSION,
+            "created_at": baseline.created_at,
+            "tool_version": baseline.tool_version,
+            "source": baseline.source,
+            "count": len(entries),
+            "findings": [e.as_dict() for e in entries],
+        },
+    )
+    return baseline
+
+
+@dataclass(frozen=True, slots=True)
+class RunFindings:
+    """The findings a finished review wrote to ``OUTPUT_DIR/findings.json``."""
+
+    directory: Path
+    findings: list[Finding]
+    reviewed: str
+    project_root: str
+
+
+def read_run(output_dir: Path) -> RunFindings:
+    """The findings of a review's output directory (its findings.json), as :class:`Finding` objects."""
+    output_dir = Path(output_dir)
+    path = output_dir / "findings.json"
+    if not path.is_file():
+        raise InputError(f"{output_dir} holds no findings.json", hint="pass the output directory of a finished review")
+    try:
+        document = json.loads(read_regular(path, "findings.json", limit=MAX_BASELINE_BYTES).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path} is not valid JSON: {exc}", hint="synthesize the run again") from None
+    rows = document.get("findings") if isinstance(document, dict) else None
+    if not isinstance(rows, list) or "synthesis_protocol_version" not in document:
+        raise InputError(f"{path} is not a fluxdrive findings.json", hint="pass the output directory of a review")
+    findings = []
+    for number, row in enumerate(rows, start=1):
+        if not isinstance(row, dict) or not isinstance(row.get("title"), str) or row.get("severity") not in SEVERITIES:
+            raise InputError(f"{path}: finding {number} is malformed", hint="synthesize the run again")
+        locations = row.get("locations") or ([row["location"]] if row.get("location") else [])
+        findings.append(
+            Finding(
+                id=str(row.get("id", "")),
+                severity=row["severity"],
+                agents=[str(a) for a in row.get("agents") or []],
+                section=str(row.get("section", "")),
+                title=row["title"],
+                locations=[str(place) for place in locations],
+                rules=[str(r) for r in row.get("rules") or []],
+                cwe=[str(c) for c in row.get("cwe") or []],
+            )
+        )
+    project_root = ""
+    try:
+        run = json.loads((output_dir / "run.json").read_text(encoding="utf-8"))
+        project_root = str(run.get("input", {}).get("project_root") or "")
+    except (OSError, ValueError, AttributeError):
+        pass
+    reviewed = document.get("reviewed")
+    return RunFindings(output_dir, findings, reviewed if isinstance(reviewed, str) else "", project_root)
+
+
+# --------------------------------------------------------------------------
+# applying
+
+
+def apply_baseline(synthesis: Synthesis, baseline: Baseline, root: Path) -> BaselineOutcome:
+    """A new synthesis holding only the findings ``baseline`` does not know, its verdict re-derived.
+
+    The input synthesis is not changed. The verdict stays ``error`` when it
+    was (no agent completed); otherwise it is derived from the remaining
+    findings as synthesis derives it. A note says how many findings were
+    suppressed; the ``info`` lines say how many baseline findings this review
+    did not find again (fixed - or outside what this review covered).
+    Improvements are left as they are: they never count toward the verdict.
+    """
+    known = baseline.fingerprints
+    kept: list[Finding] = []
+    suppressed: list[Finding] = []
+    found = fingerprints(synthesis.findings, root)
+    for finding, fingerprint in zip(synthesis.findings, found, strict=True):
+        (suppressed if fingerprint in known else kept).append(finding)
+    present = set(found)
+    fixed = [e for e in baseline.entries if e.fingerprint not in present]
+    verdict = synthesis.verdict if synthesis.verdict == "error" else derive_verdict(f.severity for f in kept)
+    shown = shown_path(baseline.path, root)
+    notes = list(synthesis.notes)
+    info = list(synthesis.info)
+    if suppressed:
+        notes.append(f"{len(suppressed)} finding(s) already in the baseline {shown} were suppressed")
+    if fixed:
+        info.append(
+            f"{len(fixed)} finding(s) of the baseline {shown} were not found again "
+            "(fixed, or outside what this review covered)"
+        )
+    hidden = {f.id for f in suppressed}
+    result = dataclasses.replace(
+        synthesis,
+        findings=kept,
+        verdict=verdict,
+        notes=notes,
+        info=info,
+        conflicts=[c for c in synthesis.conflicts if c.finding is None or c.finding not in hidden],
+    )
+    return BaselineOutcome(synthesis=result, suppressed=suppressed, fixed=fixed)
+
+
+# --------------------------------------------------------------------------
+# review --since-last
+
+
+def _last_reviews(path: Path) -> dict[str, Any] | None:
+    """The branches of ``.fluxdrive/last-review.json`` ({} when absent, None when it is not ours)."""
+    if not path.exists() and not path.is_symlink():
+        return {}
+    try:
+        document = json.loads(read_regular(path, "last-review file", limit=1024 * 1024).decode("utf-8"))
+    except (InputError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(document, dict) or document.get(KIND_KEY) != LAST_REVIEW_KIND:
+        return None
+    branches = document.get("branches")
+    return dict(branches) if isinstance(branches, dict) else None
+
+
+def last_review_path(root: Path) -> Path:
+    """Where this clone's last-review record lives: inside ``.git`` when it is the project's own directory."""
+    git_dir = Path(root) / ".git"
+    if git_dir.is_dir() and not git_dir.is_symlink():
+        return git_dir / "fluxdrive" / "last-review.json"
+    return Path(root) / LAST_REVIEW
+
+
+def since_last(root: Path, branch: str) -> str | None:
+    """The commit ``branch`` was last reviewed at (see :func:`remember_reviewed`), or None when unknown.
+
+    None too when the file is missing or unreadable, or git no longer knows
+    the commit (a rebase dropped it): the caller then reviews as usual.
+    """
+    branches = _last_reviews(last_review_path(root))
+    record = (branches or {}).get(branch)
+    commit = record.get("commit") if isinstance(record, Mapping) else None
+    if not isinstance(commit, str) or not _COMMIT.match(commit):
+        return None
+    proc = _git._git(Path(root), "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
+    if proc is None or proc.returncode != 0:
+        return None
+    return commit
+
+
+def remember_reviewed(root: Path, branch: str, commit: str, *, now: str | None = None) -> Path:
+    """Record that ``branch`` was reviewed at ``commit`` (in :func:`last_review_path`).
+
+    Other branches' records are kept. A file at that path that is not
+    fluxdrive's (or is corrupt) is not overwritten: :class:`BaselineError`,
+    which a review should turn into a warning.
+    """
+    path = last_review_path(root)
+    branches = _last_reviews(path)
+    if branches is None or (path.exists() and not path.is_file()) or path.is_symlink():
+        raise BaselineError(
+            f"{path} is not fluxdrive's last-review record; not updating it",
+            hint="move it aside: fluxdrive writes a new one after the next review",
+        )
+    if not _COMMIT.match(commit):
+        raise BaselineError(f"not a commit id: {commit!r}", hint="pass the full hash of the reviewed commit")
+    branches[branch] = {"commit": commit, "reviewed_at": now or utc_timestamp()}
+    atomic_write_json(
+        path,
+        {KIND_KEY: LAST_REVIEW_KIND, "schema_version": 1, "branches": dict(sorted(branches.items()))},
+    )
+    return path
+
+
+def current_branch(root: Path) -> str | None:
+    """The branch HEAD is on (None outside a repository or on a detached HEAD)."""
+    proc = _git._git(Path(root), "symbolic-ref", "--quiet", "--short", "HEAD")
+    if proc is None or proc.returncode != 0:
+        return None
+    return proc.stdout.decode("utf-8", "replace").strip() or None
