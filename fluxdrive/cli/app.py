@@ -26,6 +26,7 @@ from fluxdrive.cli import (
     kb,
     knowledge,
     mcp,
+    publish,
     research,
     review,
     rules,
@@ -86,4 +87,5 @@ app.command("history")(history.history_command)
 app.command("mcp")(mcp.mcp_command)
 app.add_typer(knowledge.app, name="knowledge")
 app.add_typer(kb.app, name="kb")
+app.add_typer(publish.app, name="publish")
 app.add_typer(baseline.app, name="baseline")

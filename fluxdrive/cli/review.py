@@ -99,6 +99,15 @@ def review_command(
         None
     ),
     staged: Annotated[bool, typer.Option("--staged", help="Review the staged changes.")] = False,
+    publish: Annotated[
+        str | None,
+        typer.Option(
+            "--publish",
+            metavar="github|checks",
+            help="Post the review to the pull request (GITHUB_TOKEN, Actions event): a review with inline "
+            "comments and a summary comment, or a check run with annotations.",
+        ),
+    ] = None,
     since_last: Annotated[
         bool, typer.Option("--since-last", help="Review what changed since this branch's last reviewed commit.")
     ] = False,
@@ -141,18 +150,7 @@ def review_command(
     from fluxdrive.reports import render_codeclimate, render_console, render_json, render_sarif, render_summary
     from fluxdrive.reports.console import agent_lines, colour_verdict
 
-    if fail_on is not None:
-        fail_on_rank(fail_on)
-    if expand is not None and expand not in EXPAND:
-        raise UsageError(f"unknown --expand value {expand!r}", hint="use recommended, all, none or ask")
-    if output_format not in FORMATS:
-        raise UsageError(
-            f"unknown --format {output_format!r}", hint="use console, json, markdown, sarif or codeclimate"
-        )
-    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
-        raise UsageError(f"--timeout must be a positive number of seconds, got {timeout}")
-    if max_concurrency is not None and max_concurrency < 1:
-        raise UsageError("--max-concurrency must be at least 1")
+    _check_options(fail_on, expand, publish, output_format, timeout, max_concurrency)
     given = one_target(target)
     interactive = sys.stdin.isatty() and sys.stderr.isatty() and given != "-"
     stdin_text = sys.stdin.read() if given == "-" else None
@@ -214,6 +212,8 @@ def review_command(
     if run.interrupted:
         warn("interrupted: the report covers the agents that finished")
         raise typer.Exit(EXIT_INTERRUPTED)
+    if publish is not None:
+        _publish(publish, run, fail_on)
     output = run.triage.config.output if run.triage else None
     exit_for(
         result.verdict,
@@ -221,6 +221,44 @@ def review_command(
         incomplete=bool(result.incomplete),
         allow_incomplete=allow_incomplete or bool(output and output.allow_incomplete),
     )
+
+
+def _check_options(
+    fail_on: str | None,
+    expand: str | None,
+    publish: str | None,
+    output_format: str,
+    timeout: float | None,
+    max_concurrency: int | None,
+) -> None:
+    """Every option checked before anything runs: one line and exit 2 for a bad value."""
+    if fail_on is not None:
+        fail_on_rank(fail_on)
+    if expand is not None and expand not in EXPAND:
+        raise UsageError(f"unknown --expand value {expand!r}", hint="use recommended, all, none or ask")
+    if publish is not None and publish not in ("github", "checks"):
+        raise UsageError(f"unknown --publish {publish!r}", hint="use github (a review) or checks (a check run)")
+    if output_format not in FORMATS:
+        raise UsageError(f"unknown --format {output_format!r}", hint="use " + ", ".join(FORMATS))
+    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
+        raise UsageError(f"--timeout must be a positive number of seconds, got {timeout}")
+    if max_concurrency is not None and max_concurrency < 1:
+        raise UsageError("--max-concurrency must be at least 1")
+
+
+def _publish(where: str, run: ReviewRun, fail_on: str | None) -> None:
+    """``--publish github|checks``: the finished run to the pull request (one line and exit 2 on failure)."""
+    import os
+
+    from fluxdrive.publish import describe, publish_github
+
+    mode = {"github": "review", "checks": "checks"}[where]
+    root = Path(run.triage.profile.root) if run.triage else Path.cwd()
+    output = run.triage.config.output.fail_on if run.triage else "risky"
+    result = publish_github(run.output_dir, root=root, env=os.environ, mode=mode, fail_on=fail_on or output)
+    note(describe(result))
+    for text in result.notes:
+        note(text)
 
 
 def _say_notes(warnings: list[str], after: list[str], info: list[str]) -> None:

@@ -1,0 +1,107 @@
+"""``fluxdrive publish github [OUTPUT_DIR]``: post a review's findings to a GitHub pull request.
+
+Without OUTPUT_DIR: the current directory if it holds findings.json, else the
+latest run under ``PROJECT_ROOT/docs/research/flux-drive/``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from fluxdrive._project import find_project_root
+from fluxdrive.cli._io import note, out
+from fluxdrive.errors import InputError
+
+RUNS_DIR = Path("docs") / "research" / "flux-drive"
+
+app = typer.Typer(
+    help="Publish a review where people read it (GitHub pull requests).",
+    no_args_is_help=True,
+)
+
+
+def latest_run(start: Path) -> Path:
+    """The current directory if it holds findings.json, else the newest run under docs/research/flux-drive/."""
+    here = Path(start)
+    if (here / "findings.json").is_file():
+        return here
+    runs = find_project_root(here) / RUNS_DIR
+    candidates = [p.parent for p in runs.glob("*/findings.json") if p.is_file()]
+    if not candidates:
+        raise InputError(
+            "no findings.json here and no runs under docs/research/flux-drive/",
+            hint="pass the review's output directory: fluxdrive publish github DIR",
+        )
+    return max(candidates, key=lambda p: (p / "findings.json").stat().st_mtime)
+
+
+@app.command("github")
+def github(
+    output_dir: Annotated[
+        Path | None,
+        typer.Argument(metavar="OUTPUT_DIR", help="The review's output directory (default: the latest run)."),
+    ] = None,
+    mode: Annotated[
+        str,
+        typer.Option(
+            "--mode",
+            metavar="review|checks",
+            help="review: a pull request review with inline comments plus a summary comment; checks: a check "
+            "run with annotations.",
+        ),
+    ] = "review",
+    repo: Annotated[
+        str | None, typer.Option("--repo", metavar="OWNER/NAME", help="Repository (default: GITHUB_REPOSITORY).")
+    ] = None,
+    pr: Annotated[
+        int | None,
+        typer.Option("--pr", metavar="N", min=1, help="Pull request (default: from GITHUB_EVENT_PATH)."),
+    ] = None,
+    sha: Annotated[
+        str | None,
+        typer.Option("--sha", metavar="SHA", help="Commit the comments belong to (default: the PR's head)."),
+    ] = None,
+    request_changes: Annotated[
+        bool, typer.Option("--request-changes", help="Request changes (instead of comment) on a risky verdict.")
+    ] = False,
+    summary_url: Annotated[
+        str | None, typer.Option("--summary-url", metavar="URL", help="Link the summary comment to the full report.")
+    ] = None,
+    fail_on: Annotated[
+        str,
+        typer.Option(
+            "--fail-on",
+            metavar="risky|needs-changes|never",
+            help="--mode checks: the check fails at or above this verdict.",
+        ),
+    ] = "risky",
+    project: Annotated[
+        Path | None,
+        typer.Option("--project", metavar="DIR", help="The repository root finding paths are relative to."),
+    ] = None,
+) -> None:
+    """Post the review in OUTPUT_DIR to a pull request: inline comments on changed lines, one summary comment
+    edited in place on re-runs, threads of fixed findings resolved. Token: GITHUB_TOKEN."""
+    from fluxdrive.publish import describe, publish_github
+
+    directory = output_dir if output_dir is not None else latest_run(Path.cwd())
+    root = find_project_root(project or Path.cwd())
+    result = publish_github(
+        directory,
+        root=root,
+        env=os.environ,
+        mode=mode,
+        repo=repo,
+        pr=pr,
+        sha=sha,
+        request_changes=request_changes,
+        summary_url=summary_url,
+        fail_on=fail_on,
+    )
+    for line in result.notes:
+        note(line)
+    out(describe(result))

@@ -1,0 +1,224 @@
+"""A small synchronous GitHub REST/GraphQL client: headers, pagination, retries, a masked token.
+
+Every request carries ``Accept: application/vnd.github+json``,
+``X-GitHub-Api-Version: 2022-11-28`` and ``Authorization: Bearer <token>``.
+A 5xx, a network error, a 429 or a 403 that is a rate limit (a
+``retry-after`` header, ``x-ratelimit-remaining: 0`` or a message naming the
+secondary rate limit) is retried a few times with a short, bounded backoff;
+anything else fails at once with a :class:`GitHubApiError` naming the method,
+the path, the status and GitHub's message - never a header, and the token is
+replaced by ``****`` wherever a message might echo it.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import httpx2
+
+from fluxdrive import __version__
+from fluxdrive._masking import MASK, scrub
+from fluxdrive.errors import FluxdriveError
+
+API_VERSION = "2022-11-28"
+DEFAULT_API_URL = "https://api.github.com"
+RETRIES = 3
+BACKOFF_S = 1.0
+MAX_WAIT_S = 60.0
+MAX_PAGES = 100  # 100 per page: 3,000 files (GitHub's own cap on /pulls/{n}/files) is 30 pages
+_NEXT = re.compile(r'<([^>]+)>;\s*rel="next"')
+_RATE_LIMIT_MESSAGE = re.compile(r"(?i)rate limit")
+
+
+class GitHubApiError(FluxdriveError):
+    """GitHub refused a request, or could not be reached (exit 2)."""
+
+    label = "github"
+
+    def __init__(self, message: str, *, status: int | None = None, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.status = status
+
+
+class GraphQLError(GitHubApiError):
+    """A GraphQL request answered 200 with ``errors``."""
+
+
+def _hint(status: int | None) -> str | None:
+    if status == 401:
+        return "the token was refused: check GITHUB_TOKEN"
+    if status in (403, 404):
+        return "the token may lack a permission (pull-requests: write, issues: write, checks: write)"
+    return None
+
+
+class GitHubClient:
+    """``with GitHubClient(api_url, token) as gh: gh.request("GET", "/repos/o/r/pulls/1/files")``."""
+
+    def __init__(
+        self,
+        token: str,
+        api_url: str = DEFAULT_API_URL,
+        *,
+        timeout: float = 30.0,
+        retries: int = RETRIES,
+        backoff: float = BACKOFF_S,
+        sleep: Callable[[float], None] = time.sleep,
+        graphql_url: str | None = None,
+    ) -> None:
+        self._token = token
+        self.api_url = api_url.rstrip("/")
+        self.graphql_url = graphql_url or f"{self.api_url}/graphql"
+        self._retries = retries
+        self._backoff = backoff
+        self._sleep = sleep
+        self._client = httpx2.Client(
+            base_url=self.api_url,
+            timeout=httpx2.Timeout(timeout, connect=min(timeout, 10.0)),
+            headers={
+                "Accept": "application/vnd.github+json",
+                "X-GitHub-Api-Version": API_VERSION,
+                "Authorization": f"Bearer {token}",
+                "User-Agent": f"fluxdrive/{__version__}",
+            },
+            follow_redirects=True,
+        )
+
+    def __enter__(self) -> GitHubClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._client.close()
+
+    def mask(self, text: str) -> str:
+        """``text`` with the token masked (and everything :func:`scrub` masks)."""
+        if self._token:
+            text = text.replace(self._token, MASK)
+        return scrub(text)
+
+    # --- requests ---------------------------------------------------------------------------------
+
+    def request(
+        self, method: str, path: str, *, json: Any = None, params: Mapping[str, Any] | None = None
+    ) -> httpx2.Response:
+        """One request, retried on 5xx, network errors and rate limits; raises on any other failure."""
+        what = f"{method} {self.mask(path.split('?', 1)[0])}"
+        attempt = 0
+        while True:
+            try:
+                response = self._client.request(method, path, json=json, params=params)
+            except httpx2.TransportError as exc:
+                if attempt >= self._retries:
+                    raise GitHubApiError(f"{what}: {self.mask(type(exc).__name__ + ': ' + str(exc))}") from None
+                self._sleep(self._wait(attempt, None))
+                attempt += 1
+                continue
+            if response.status_code < 400:
+                return response
+            if attempt < self._retries and self._retryable(response):
+                self._sleep(self._wait(attempt, response))
+                attempt += 1
+                continue
+            message = _message(response)
+            raise GitHubApiError(
+                f"{what}: {response.status_code} {self.mask(message)}",
+                status=response.status_code,
+                hint=_hint(response.status_code),
+            )
+
+    def json(self, method: str, path: str, *, json: Any = None, params: Mapping[str, Any] | None = None) -> Any:
+        """The decoded JSON body of a request (None for an empty body)."""
+        response = self.request(method, path, json=json, params=params)
+        if not response.content:
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            raise GitHubApiError(f"{method} {path}: the answer is not JSON") from None
+
+    def paginate(self, path: str, params: Mapping[str, Any] | None = None) -> list[Any]:
+        """Every item of a list endpoint, following ``Link: <...>; rel="next"`` (100 per page)."""
+        items: list[Any] = []
+        url: str | None = path
+        query: Mapping[str, Any] | None = {"per_page": 100, **(params or {})}
+        for _ in range(MAX_PAGES):
+            if url is None:
+                break
+            response = self.request("GET", url, params=query)
+            page = response.json()
+            if not isinstance(page, list):
+                raise GitHubApiError(f"GET {path}: expected a list, got {type(page).__name__}")
+            items.extend(page)
+            found = _NEXT.search(response.headers.get("link", ""))
+            # the token goes only where the API is: a next page elsewhere ends the list
+            url = found.group(1) if found and found.group(1).startswith(self.api_url + "/") else None
+            query = None
+        return items
+
+    def graphql(self, query: str, variables: Mapping[str, Any]) -> dict[str, Any]:
+        """``POST {api}/graphql`` (``GITHUB_GRAPHQL_URL`` on GitHub Enterprise Server): the ``data`` object;
+        raises :class:`GraphQLError` when GitHub answers with ``errors``."""
+        body = self.json("POST", self.graphql_url, json={"query": query, "variables": dict(variables)})
+        if not isinstance(body, dict):
+            raise GraphQLError("POST /graphql: the answer is not a JSON object")
+        errors = body.get("errors")
+        if errors:
+            messages = "; ".join(str(e.get("message", e)) if isinstance(e, dict) else str(e) for e in errors)
+            raise GraphQLError(f"POST /graphql: {self.mask(messages)}")
+        data = body.get("data")
+        return data if isinstance(data, dict) else {}
+
+    # --- retries ----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _retryable(response: httpx2.Response) -> bool:
+        status = response.status_code
+        if status >= 500 or status == 429:
+            return True
+        if status != 403:
+            return False
+        headers = response.headers
+        return (
+            "retry-after" in headers
+            or headers.get("x-ratelimit-remaining") == "0"
+            or bool(_RATE_LIMIT_MESSAGE.search(_message(response)))
+        )
+
+    def _wait(self, attempt: int, response: httpx2.Response | None) -> float:
+        """Seconds before the next try: ``retry-after``, else until ``x-ratelimit-reset``, else exponential."""
+        if response is not None:
+            retry_after = response.headers.get("retry-after")
+            if retry_after is not None:
+                try:
+                    return min(max(float(retry_after), 0.0), MAX_WAIT_S)
+                except ValueError:
+                    pass
+            if response.headers.get("x-ratelimit-remaining") == "0":
+                try:
+                    return min(max(float(response.headers["x-ratelimit-reset"]) - time.time(), 0.0), MAX_WAIT_S)
+                except (KeyError, ValueError):
+                    pass
+        return min(float(self._backoff) * 2.0**attempt, MAX_WAIT_S)
+
+
+def _message(response: httpx2.Response) -> str:
+    """GitHub's ``message`` (and ``errors``) from an error body, else the start of the body."""
+    try:
+        body = response.json()
+    except ValueError:
+        return " ".join(response.text[:200].split()) or response.reason_phrase
+    if not isinstance(body, dict):
+        return response.reason_phrase
+    message = str(body.get("message") or response.reason_phrase)
+    errors = body.get("errors")
+    if isinstance(errors, list) and errors:
+        details = [e if isinstance(e, str) else str(e.get("message") or e) for e in errors]
+        message = f"{message}: {'; '.join(details)}"
+    return " ".join(message.split())[:500]

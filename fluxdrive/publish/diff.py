@@ -1,0 +1,88 @@
+"""Which lines of a pull request can carry an inline review comment.
+
+GitHub accepts a review comment on the RIGHT side only on a line that is
+part of the diff: an added line or a context line of one hunk of the file's
+``patch`` (``GET /repos/{o}/{r}/pulls/{n}/files``). A multi-line comment's
+``start_line`` must lie in the same hunk as its ``line`` and come before it.
+Anything else is refused with 422 ("Pull request review thread line must be
+part of the diff"), and the whole review with it - so the lines are worked
+out here, before posting.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
+
+def right_side_hunks(patch: str) -> list[frozenset[int]]:
+    """The new-file line numbers of each hunk of a unified-diff ``patch`` (added and context lines)."""
+    hunks: list[set[int]] = []
+    line = 0
+    for text in patch.splitlines():
+        header = _HUNK.match(text)
+        if header:
+            line = int(header.group(1))
+            hunks.append(set())
+            continue
+        if not hunks or text.startswith("\\"):  # before the first hunk, or "\ No newline at end of file"
+            continue
+        if text.startswith("-"):
+            continue
+        hunks[-1].add(line)  # "+" added, " " (or an empty line) context
+        line += 1
+    return [frozenset(h) for h in hunks]
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """Where an inline comment goes: ``line`` and, for several lines, ``start_line`` (same hunk, before it)."""
+
+    path: str
+    line: int
+    start_line: int | None = None
+
+
+@dataclass
+class DiffIndex:
+    """The commentable RIGHT-side lines of every file of a pull request, hunk by hunk."""
+
+    files: dict[str, list[frozenset[int]]] = field(default_factory=dict)
+
+    @classmethod
+    def from_pull_files(cls, files: Iterable[Mapping[str, object]]) -> DiffIndex:
+        """From the objects ``GET /pulls/{n}/files`` returns (a removed file, or one without a patch -
+        binary or too large - has no commentable line)."""
+        index = cls()
+        for item in files:
+            name, patch, status = item.get("filename"), item.get("patch"), item.get("status")
+            if not isinstance(name, str):
+                continue
+            hunks = right_side_hunks(patch) if isinstance(patch, str) and status != "removed" else []
+            index.files[name] = hunks
+        return index
+
+    def hunk_of(self, path: str, line: int) -> int | None:
+        """The index of the hunk of ``path`` holding ``line`` on the RIGHT side, or None."""
+        for number, hunk in enumerate(self.files.get(path, ())):
+            if line in hunk:
+                return number
+        return None
+
+    def anchor(self, path: str, start: int, end: int) -> Anchor | None:
+        """Where a finding on ``path`` lines ``start``..``end`` can be commented, or None if no line of it
+        is in the diff: the last line of the range in a hunk, from the first line of the range in it."""
+        start, end = min(start, end), max(start, end)
+        for hunk in self.files.get(path, ()):
+            inside = sorted(n for n in hunk if start <= n <= end)
+            if not inside:
+                continue
+            first, last = inside[0], inside[-1]
+            return Anchor(path, last, first if first < last else None)
+        return None
+
+    def __contains__(self, path: object) -> bool:
+        return path in self.files
