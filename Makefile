@@ -7,7 +7,7 @@
 #   make bench    run every benchmark in bench/ and print its figures
 #   make eval     run the static runtime over the eval suite (evals/) and print the full report
 #   make lock     re-pin requirements*.lock from pyproject.toml
-#   make docs     regenerate the CLI reference in README.md from --help
+#   make docs     regenerate the CLI reference and the example outputs in README.md
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -62,6 +62,7 @@ eval: $(DEV_STAMP)
 
 docs: $(DEV_STAMP)
 	$(BIN)/python -m fluxdrive.cli.reference --write README.md
+	$(BIN)/python -m fluxdrive.cli.examples --write README.md
 
 lock: | $(BIN)/python
 	$(PIP) install --quiet pip-tools

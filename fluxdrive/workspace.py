@@ -36,7 +36,7 @@ from fluxdrive._clock import utc_timestamp
 from fluxdrive._confine import confine
 from fluxdrive._masking import scrub
 from fluxdrive._paths import decode_utf8, require_directory
-from fluxdrive._project import find_project_root, project_from_option
+from fluxdrive._project import find_project_root
 from fluxdrive.errors import InputError, NothingToReviewError, UsageError
 
 RUNS_DIR = Path("docs") / "research" / "flux-drive"
@@ -286,8 +286,9 @@ def resolve_target(
     the repository its paths belong to, not the directory it sits in.
     """
     here = Path(cwd or Path.cwd())
-    if project is not None:
-        project = project_from_option(here / project)
+    if project is not None:  # the directory given is the project, even inside a larger repository
+        require_directory(here / project, "--project directory")
+        project = (here / project).resolve()
     if target is not None and not isinstance(target, str):
         paths = list(target)
         if len(paths) != 1:

@@ -49,7 +49,9 @@ def approve(result: object, *, yes: bool, stream_to_stderr: bool = False) -> boo
         write(prompt)
         return input()
 
-    return run_gate(result, read, write) is Decision.APPROVED
+    import shutil
+
+    return run_gate(result, read, write, width=shutil.get_terminal_size((120, 24)).columns) is Decision.APPROVED
 
 
 def triage_command(

@@ -385,7 +385,10 @@ def _gate(result: Triage, options: ReviewOptions) -> bool:
             hint="run it in a terminal, or pass --yes to approve the plan as computed",
         )
     say = options.say or _write_stdout
-    return run_gate(result, options.ask, say) is GateDecision.APPROVED
+    import shutil
+
+    width = shutil.get_terminal_size((120, 24)).columns
+    return run_gate(result, options.ask, say, width=width) is GateDecision.APPROVED
 
 
 def _record_history(manifest: RunManifest, target: Target, synthesis: Synthesis | None, notes: list[str]) -> None:

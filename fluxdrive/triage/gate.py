@@ -53,6 +53,50 @@ def _name(result: Triage, raw: str) -> str:
     ).name
 
 
+def _stage1(result: Triage) -> set[str]:
+    return {a.name for a in result.agents if a.stage == 1}
+
+
+def _moved(before: set[str], after: set[str], name: str) -> str:
+    """What else an edit moved: a promotion can push another agent out of Stage 1 (the slots are limited)."""
+    out = sorted(before - after - {name})
+    came = sorted(after - before - {name})
+    parts = []
+    if out:
+        parts.append(f"{', '.join(out)} moved out of Stage 1 to make room")
+    if came:
+        parts.append(f"{', '.join(came)} moved into Stage 1")
+    return f"; {'; '.join(parts)}" if parts else ""
+
+
+def aligned(table: str, width: int | None = None) -> str:
+    """The triage table for a terminal: the markdown table's cells in aligned columns, the last cut to ``width``."""
+    rows = [
+        [cell.strip() for cell in line.strip().strip("|").split("|")]
+        for line in table.splitlines()
+        if line.lstrip().startswith("|") and not set(line.strip()) <= set("|-: ")
+    ]
+    if not rows:
+        return table
+    count = max(len(r) for r in rows)
+    rows = [r + [""] * (count - len(r)) for r in rows]
+    widths = [max(len(r[i]) for r in rows) for i in range(count - 1)]
+    out: list[str] = []
+    body = iter(rows)
+    for line in table.splitlines():
+        if not line.lstrip().startswith("|"):
+            out.append(line)
+            continue
+        if set(line.strip()) <= set("|-: "):
+            continue
+        row = next(body)
+        text = "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + "  " + row[-1]
+        if width is not None and len(text) > width:
+            text = text[: max(width - 1, 20)] + "…"
+        out.append(text.rstrip())
+    return "\n".join(out)
+
+
 def apply_command(result: Triage, line: str) -> Reply:
     """Apply one gate command to the triage (recomputing it after edits)."""
     words = line.strip().split()
@@ -69,6 +113,7 @@ def apply_command(result: Triage, line: str) -> Reply:
     try:
         if verb in ("promote", "demote", "remove") and len(args) == 1:
             name = _name(result, args[0])
+            before = _stage1(result)
             if verb == "promote":
                 overrides.promoted.add(name)
                 overrides.demoted.discard(name)
@@ -82,7 +127,8 @@ def apply_command(result: Triage, line: str) -> Reply:
                 overrides.removed.add(name)
                 overrides.promoted.discard(name)
             result.recompute()
-            return Reply(f"{verb}d {name}" if verb != "demote" else f"demoted {name}", changed=True)
+            done = f"{verb}d {name}" if verb != "demote" else f"demoted {name}"
+            return Reply(done + _moved(before, _stage1(result), name), changed=True)
         if verb == "add" and len(args) == 2:
             name = _name(result, args[0])
             score = float(args[1])
@@ -99,9 +145,11 @@ def apply_command(result: Triage, line: str) -> Reply:
     return Reply(f"unknown command {line.strip()!r}. {HELP}")
 
 
-def run_gate(result: Triage, read: Callable[[str], str], write: Callable[[str], None]) -> Decision:
-    """Show the table, take commands until approve or reject."""
-    write(render_table(result))
+def run_gate(
+    result: Triage, read: Callable[[str], str], write: Callable[[str], None], width: int | None = None
+) -> Decision:
+    """Show the table (aligned for a terminal, not markdown), take commands until approve or reject."""
+    write(aligned(render_table(result), width))
     while True:
         try:
             line = read(PROMPT)
@@ -113,4 +161,4 @@ def run_gate(result: Triage, read: Callable[[str], str], write: Callable[[str], 
         if reply.decision is not None:
             return reply.decision
         if reply.changed:
-            write(render_table(result))
+            write(aligned(render_table(result), width))

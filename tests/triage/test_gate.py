@@ -121,3 +121,24 @@ def test_no_terminal_and_no_yes_stops_with_a_clear_message(make_project) -> None
         "fluxdrive: error: the triage needs approval, and there is no terminal to ask in "
         "(hint: run it in a terminal, or pass --yes to approve the plan as computed)\n"
     )
+
+
+def test_a_promotion_says_what_it_pushed_out_and_the_table_is_aligned(make_project) -> None:  # type: ignore[no-untyped-def]
+    from fluxdrive.triage.engine import render_table
+    from fluxdrive.triage.gate import aligned
+
+    result = _triage(make_project(PROJECT, repository=True))
+    result.overrides.promoted.clear()
+    before = {a.name for a in result.in_stage(1)}
+    outside = next(a.name for a in result.agents if a.stage == 2 or a.stage == "pool")
+    reply = apply_command(result, f"promote {outside}")
+    after = {a.name for a in result.in_stage(1)}
+    pushed = sorted(before - after - {outside})
+    assert pushed, "Stage 1 was full: promoting one agent pushes another out"
+    assert reply.message == f"promoted {outside}; {', '.join(pushed)} moved out of Stage 1 to make room"
+    assert apply_command(result, f"demote {outside}").message.startswith(f"demoted {outside}")
+    shown = aligned(render_table(result), width=100)
+    assert "|---" not in shown and "| Agent |" not in shown
+    rows = [line for line in shown.splitlines() if line.startswith("fd-")]
+    assert rows and all(len(line) <= 100 for line in rows)
+    assert len({line.index("  ") for line in rows}) >= 1
