@@ -105,7 +105,9 @@ def review_command(project: ProjectOpt = None) -> None:
     from fluxdrive.kb.tui import ReviewApp
 
     answered = ReviewApp(session).run() or 0
-    out(f"{answered} answered; run `fluxdrive kb apply` to carry them out")
+    pending = len(session.reviews) - session.answered_count
+    left = f", {pending} still pending (skipped or not reached)" if pending else ""
+    out(f"{answered} answered{left}; run `fluxdrive kb apply` to carry them out")
 
 
 @app.command("apply")

@@ -67,7 +67,7 @@ def _review_for(item: Item, found: Investigation, kb_dir: Path) -> Review:
             auto_apply=True,
             **base,
         )
-    actions = {"delete it": Action(kind="delete"), "keep it as it is": Action(kind="keep")}
+    actions = {**dict(found.moves), "delete it": Action(kind="delete"), "keep it as it is": Action(kind="keep")}
     suggested = ""
     if found.suggestion is not None:
         actions = {"apply the suggested update": found.suggestion, **actions}

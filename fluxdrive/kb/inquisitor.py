@@ -41,6 +41,7 @@ class Investigation:
     detail: str
     fix: Action | None = None  # a mechanical fix: applied without asking
     suggestion: Action | None = None  # a proposed change a person must accept
+    moves: tuple[tuple[str, Action], ...] = ()  # a file that may have moved to one of several places: which?
     tokens: int = 0  # what a model-backed inquisitor spent
 
     @property
@@ -73,6 +74,15 @@ def _by_name(root: Path, name: str) -> list[str]:
     return sorted(found)
 
 
+MAX_MOVES = 4  # candidate new places offered to the person for a file that moved
+
+
+def _replaced(refs: list[str], old: str, path: str, detail: str | None) -> list[str]:
+    """``refs`` with ``old`` pointing at ``path`` instead (its symbol or line kept)."""
+    new = path + (f":{detail}" if detail else "")
+    return [new if r == old else r for r in refs]
+
+
 def static_inquisitor(item: Item, root: Path, renamed: Mapping[str, str] | None = None) -> Investigation:
     """Check every reference of ``item`` under ``root`` (``renamed``: what git saw move since the last run)."""
     renamed = renamed or {}
@@ -88,7 +98,11 @@ def static_inquisitor(item: Item, root: Path, renamed: Mapping[str, str] | None 
             candidates = [renamed[path]] if path in renamed else _by_name(root, Path(path).name)
             if len(candidates) != 1:
                 where = f"{len(candidates)} files of that name" if candidates else "no file of that name"
-                return Investigation(item.id, "stale", f"{path} no longer exists ({where} elsewhere)")
+                moves = tuple(
+                    (f"update the reference to {c}", Action(kind="update", refs=_replaced(item.refs, ref, c, detail)))
+                    for c in sorted(candidates)[:MAX_MOVES]
+                )
+                return Investigation(item.id, "stale", f"{path} no longer exists ({where} elsewhere)", moves=moves)
             new = candidates[0] + (f":{detail}" if detail else "")
             moved.append(f"{ref} -> {new}")
             refs.append(new)

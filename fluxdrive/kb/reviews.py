@@ -14,8 +14,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from fluxdrive._atomic import atomic_write_text
-from fluxdrive.kb.files import REVIEW_DIR
-from fluxdrive.kb.model import Review
+from fluxdrive.kb.files import REVIEW_DIR, find_item, load_items
+from fluxdrive.kb.model import Item, Notes, Review
 
 
 def load_reviews(kb_dir: Path) -> list[Review]:
@@ -42,6 +42,8 @@ class ReviewSession:
     kb_dir: Path
     reviews: list[Review] = field(default_factory=list)
     position: int = 0
+    skipped: list[str] = field(default_factory=list)
+    history: list[tuple[int, Review | None]] = field(default_factory=list)  # (position, review before) for undo
 
     @classmethod
     def open(cls, kb_dir: Path) -> ReviewSession:
@@ -66,11 +68,47 @@ class ReviewSession:
             raise ValueError("no review is waiting")
         answered = review.answered(choice)
         save_review(self.kb_dir, answered)
+        self.history.append((self.position, review))
         self.reviews[self.position] = answered
         self.position += 1
         return answered
 
     def skip(self) -> None:
-        """Leave the current review for later."""
+        """Leave the current review for later (it stays pending on disk and is counted as skipped)."""
         if self.current is not None:
+            self.skipped.append(self.current.id)
+            self.history.append((self.position, None))
             self.position += 1
+
+    def undo(self) -> Review | None:
+        """Take back the last answer or skip: the review is pending again (on disk too) and asked again."""
+        if not self.history:
+            return None
+        position, before = self.history.pop()
+        self.position = position
+        review = self.reviews[position]
+        if before is None:
+            self.skipped.remove(review.id)
+            return review
+        save_review(self.kb_dir, before)
+        self.reviews[position] = before
+        return before
+
+    @property
+    def answered_count(self) -> int:
+        return sum(1 for r in self.reviews if r.answer is not None)
+
+    def item(self, review: Review) -> Item | None:
+        """The knowledge item a review is about (its text and references), if it still exists."""
+        return find_item(load_items(self.kb_dir), review.item_id)
+
+
+def is_destructive(review: Review, choice: str) -> bool:
+    """True when answering ``choice`` deletes the item (it then needs a confirmation)."""
+    try:
+        action = Notes.model_validate_json(review.agent_notes).actions.get(choice)
+    except ValueError:
+        action = None
+    if action is not None:
+        return action.kind == "delete"
+    return choice.lower().startswith(("delete", "remove", "drop"))

@@ -221,3 +221,25 @@ def test_bad_items_are_one_line_usage_errors(project: Path) -> None:
     with pytest.raises(UsageError, match="title: "):
         remember(kb(project), "   ", "text", "patterns")
     assert queued(kb(project)) == []
+
+
+def test_a_file_that_moved_to_one_of_several_places_offers_each(tmp_path: Path) -> None:
+    """Two files now have the old name: the person is offered "update the reference to X" for each."""
+    from fluxdrive.kb.analysis import _review_for
+    from fluxdrive.kb.model import Item, Notes
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "retry.py").write_text("def backoff(): ...\n")
+    (tmp_path / "b" / "retry.py").write_text("def backoff(): ...\n")
+    item = Item(id="retry-backoff", category="patterns", title="Backoff lives in retry.py",
+                content="Use backoff().", refs=["lib/retry.py:backoff", "README.md"])  # fmt: skip
+    (tmp_path / "README.md").write_text("# x\n")
+    found = static_inquisitor(item, tmp_path, {})
+    assert found.outcome == "stale"
+    review = _review_for(item, found, tmp_path / "kb")
+    assert review.options == [
+        "update the reference to a/retry.py", "update the reference to b/retry.py", "delete it", "keep it as it is",
+    ]  # fmt: skip
+    action = Notes.model_validate_json(review.agent_notes).actions["update the reference to b/retry.py"]
+    assert action.kind == "update" and action.refs == ["b/retry.py:backoff", "README.md"]

@@ -44,11 +44,17 @@ def test_a_person_answers_skips_and_finishes(tmp_path: Path) -> None:
         async with app.run_test() as pilot:
             seen.append(str(app.query_one("#progress").render()))
             seen.append(str(app.query_one("#question").render()))
-            await pilot.press("down", "enter")  # a-first: "keep it as it is"
+            await pilot.press("enter")  # a-first: the highlighted option is the safe one, "keep it as it is"
             seen.append(str(app.query_one("#subject").render()))
             await pilot.press("s")  # skip c-second
-            await pilot.press("enter")  # d-third: "delete it"
+            await pilot.press("1")  # d-third: "delete it" by its number ...
+            seen.append(str(app.query_one("#confirm").render()))
+            await pilot.press("enter")  # ... and confirmed
             seen.append(str(app.query_one("#subject").render()))
+            seen.append(str(app.query_one("#progress").render()))
+            await pilot.press("u")  # undo the deletion: d-third is asked again, pending on disk
+            seen.append(str(app.query_one("#subject").render()))
+            await pilot.press("2")  # keep it
             await pilot.press("q")
 
     asyncio.run(drive())
@@ -56,10 +62,39 @@ def test_a_person_answers_skips_and_finishes(tmp_path: Path) -> None:
     assert seen[0] == "Review 1 of 3 (stale)", "the auto-apply review is never shown"
     assert seen[1] == "What about a-first? [b]not markup[/b]", "review text is shown as it is"
     assert seen[2] == "Subject of c-second"
-    assert seen[3] == "All done."
+    assert seen[3].startswith("'delete it' deletes the item: press Enter (or 1) again to confirm")
+    assert seen[4] == "Done for now."
+    assert seen[5] == "2 answered, 1 skipped, of 3"  # a-first and d-third; d-third is undone next
+    assert seen[6] == "Subject of d-third"
     answers = {r.id: r.answer for r in load_reviews(kb)}
-    assert answers == {"a-first": "keep it as it is", "b-automatic": None, "c-second": None, "d-third": "delete it"}
+    assert answers == {
+        "a-first": "keep it as it is", "b-automatic": None, "c-second": None, "d-third": "keep it as it is",
+    }  # fmt: skip
     assert app.return_value == 2
+
+
+def test_the_item_and_its_references_are_shown(tmp_path: Path) -> None:
+    from fluxdrive.kb.files import save_category
+    from fluxdrive.kb.model import Item
+
+    kb = tmp_path / "kb"
+    item = Item(id="a-first", category="patterns", title="Retries wrap every provider call",
+                content="Use BackoffTransport; never sleep in a loop.", refs=["fluxdrive/runtimes/llm/backoff.py"])  # fmt: skip
+    save_category(kb, "patterns", [item])
+    _review(kb, "a-first")
+    app = ReviewApp(ReviewSession.open(kb))
+    shown: list[str] = []
+
+    async def drive() -> None:
+        async with app.run_test() as pilot:
+            shown.append(str(app.query_one("#item").render()))
+            await pilot.press("q")
+
+    asyncio.run(drive())
+    assert shown[0] == (
+        "Retries wrap every provider call\nUse BackoffTransport; never sleep in a loop.\n"
+        "References: fluxdrive/runtimes/llm/backoff.py"
+    )
 
 
 def test_kb_review_in_a_real_terminal(tmp_path: Path) -> None:
@@ -79,7 +114,9 @@ def test_kb_review_in_a_real_terminal(tmp_path: Path) -> None:
         fluxdrive, ["kb", "review"], cwd=str(project), dimensions=(30, 100), timeout=30, encoding="utf-8"
     )
     child.expect("Review 1 of 1")
-    child.send("\r")  # the highlighted first option: "delete it"
+    child.send("1")  # "delete it" by its number: a confirmation first
+    child.expect("again to confirm")
+    child.send("\r")
     child.expect("All done")
     child.send("q")
     child.expect(pexpect.EOF)
