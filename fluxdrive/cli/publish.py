@@ -1,4 +1,4 @@
-"""``fluxdrive publish github [OUTPUT_DIR]``: post a review's findings to a GitHub pull request.
+"""``fluxdrive publish github|gitlab [OUTPUT_DIR]``: post a review's findings to a pull or merge request.
 
 Without OUTPUT_DIR: the current directory if it holds findings.json, else the
 latest run under ``PROJECT_ROOT/docs/research/flux-drive/``.
@@ -19,7 +19,7 @@ from fluxdrive.errors import InputError
 RUNS_DIR = Path("docs") / "research" / "flux-drive"
 
 app = typer.Typer(
-    help="Publish a review where people read it (GitHub pull requests).",
+    help="Publish a review where people read it (GitHub pull requests, GitLab merge requests).",
     no_args_is_help=True,
 )
 
@@ -34,7 +34,7 @@ def latest_run(start: Path) -> Path:
     if not candidates:
         raise InputError(
             "no findings.json here and no runs under docs/research/flux-drive/",
-            hint="pass the review's output directory: fluxdrive publish github DIR",
+            hint="pass the review's output directory: fluxdrive publish github DIR (or gitlab DIR)",
         )
     return max(candidates, key=lambda p: (p / "findings.json").stat().st_mtime)
 
@@ -105,3 +105,53 @@ def github(
     for line in result.notes:
         note(line)
     out(describe(result))
+
+
+@app.command("gitlab")
+def gitlab(
+    output_dir: Annotated[
+        Path | None,
+        typer.Argument(metavar="OUTPUT_DIR", help="The review's output directory (default: the latest run)."),
+    ] = None,
+    project_id: Annotated[
+        str | None,
+        typer.Option(
+            "--project-id",
+            metavar="ID",
+            help="Project ID or group/name path (default: CI_MERGE_REQUEST_PROJECT_ID, else CI_PROJECT_ID).",
+        ),
+    ] = None,
+    mr: Annotated[
+        int | None,
+        typer.Option("--mr", metavar="IID", min=1, help="Merge request IID (default: CI_MERGE_REQUEST_IID)."),
+    ] = None,
+    api_url: Annotated[
+        str | None,
+        typer.Option("--api-url", metavar="URL", help="REST API v4 root (default: CI_API_V4_URL, else gitlab.com)."),
+    ] = None,
+    summary_url: Annotated[
+        str | None, typer.Option("--summary-url", metavar="URL", help="Link the summary note to the full report.")
+    ] = None,
+    project: Annotated[
+        Path | None,
+        typer.Option("--project", metavar="DIR", help="The repository root finding paths are relative to."),
+    ] = None,
+) -> None:
+    """Post the review in OUTPUT_DIR to a merge request: a diff discussion per finding on a changed line, one
+    summary note edited in place on re-runs, discussions of fixed findings resolved. Token: GITLAB_TOKEN."""
+    from fluxdrive.publish.gitlab import describe_gitlab, publish_gitlab
+
+    directory = output_dir if output_dir is not None else latest_run(Path.cwd())
+    root = find_project_root(project or Path.cwd())
+    result = publish_gitlab(
+        directory,
+        root=root,
+        env=os.environ,
+        project=project_id,
+        mr=mr,
+        api_url=api_url,
+        summary_url=summary_url,
+    )
+    for line in result.notes:
+        note(line)
+    out(describe_gitlab(result))

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from fluxdrive import __version__
 from fluxdrive.cli._io import note, out, terminal, warn
 from fluxdrive.cli.synthesize import AllowIncomplete, exit_for, fail_on_rank
 from fluxdrive.cli.triage import TargetArg, one_target
@@ -103,9 +102,10 @@ def review_command(
         str | None,
         typer.Option(
             "--publish",
-            metavar="github|checks",
+            metavar="github|checks|gitlab",
             help="Post the review to the pull request (GITHUB_TOKEN, Actions event): a review with inline "
-            "comments and a summary comment, or a check run with annotations.",
+            "comments and a summary comment, or a check run with annotations; gitlab: merge-request "
+            "discussions and a summary note (GITLAB_TOKEN, CI_* variables).",
         ),
     ] = None,
     since_last: Annotated[
@@ -236,8 +236,8 @@ def _check_options(
         fail_on_rank(fail_on)
     if expand is not None and expand not in EXPAND:
         raise UsageError(f"unknown --expand value {expand!r}", hint="use recommended, all, none or ask")
-    if publish is not None and publish not in ("github", "checks"):
-        raise UsageError(f"unknown --publish {publish!r}", hint="use github (a review) or checks (a check run)")
+    if publish is not None and publish not in ("github", "checks", "gitlab"):
+        raise UsageError(f"unknown --publish {publish!r}", hint="use github (a review), checks or gitlab")
     if output_format not in FORMATS:
         raise UsageError(f"unknown --format {output_format!r}", hint="use " + ", ".join(FORMATS))
     if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
@@ -247,17 +247,23 @@ def _check_options(
 
 
 def _publish(where: str, run: ReviewRun, fail_on: str | None) -> None:
-    """``--publish github|checks``: the finished run to the pull request (one line and exit 2 on failure)."""
+    """``--publish github|checks|gitlab``: the finished run to the pull/merge request (one line, exit 2 on failure)."""
     import os
 
     from fluxdrive.publish import describe, publish_github
 
-    mode = {"github": "review", "checks": "checks"}[where]
     root = Path(run.triage.profile.root) if run.triage else Path.cwd()
-    output = run.triage.config.output.fail_on if run.triage else "risky"
-    result = publish_github(run.output_dir, root=root, env=os.environ, mode=mode, fail_on=fail_on or output)
-    note(describe(result))
-    for text in result.notes:
+    if where == "gitlab":
+        from fluxdrive.publish.gitlab import describe_gitlab, publish_gitlab
+
+        posted = publish_gitlab(run.output_dir, root=root, env=os.environ)
+        lines = [describe_gitlab(posted), *posted.notes]
+    else:
+        output = run.triage.config.output.fail_on if run.triage else "risky"
+        mode = {"github": "review", "checks": "checks"}[where]
+        result = publish_github(run.output_dir, root=root, env=os.environ, mode=mode, fail_on=fail_on or output)
+        lines = [describe(result), *result.notes]
+    for text in lines:
         note(text)
 
 
@@ -296,15 +302,14 @@ def _nothing_to_review(reason: NothingToReviewError, output_format: str) -> None
     """An empty diff passes (exit 0): a line on stderr, and for machine formats a valid, empty document."""
     import json
 
-    from fluxdrive.reports.sarif import INFORMATION_URI, SARIF_SCHEMA
+    from fluxdrive.reports.sarif import SARIF_SCHEMA, empty_run
 
     if output_format in ("sarif", "json", "codeclimate"):
         warn(f"nothing to review: {reason.message}")
     if output_format == "codeclimate":
         out("[]")  # GitLab's Code Quality report with no issues
     elif output_format == "sarif":
-        driver = {"name": "fluxdrive", "version": __version__, "informationUri": INFORMATION_URI, "rules": []}
-        log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{"tool": {"driver": driver}, "results": []}]}
+        log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [empty_run()]}
         out(json.dumps(log, indent=2))
     elif output_format == "json":
         out(json.dumps({"verdict": None, "nothing_to_review": True, "reason": reason.message, "findings": []}))

@@ -144,7 +144,9 @@ class LiveProgress:
             transient=False,
             get_renderable=self._render,
             redirect_stdout=False,
-            redirect_stderr=False,
+            # Whatever a library prints on stderr while the table is live (a model SDK's banner, a warning)
+            # is printed above the table instead of into it.
+            redirect_stderr=True,
         )
 
     def _render(self) -> Table:

@@ -1,6 +1,10 @@
 """A small synchronous GitHub REST/GraphQL client: headers, pagination, retries, a masked token.
 
-Every request carries ``Accept: application/vnd.github+json``,
+:class:`RestClient` is the part any JSON REST API shares (retries, pagination,
+error messages with the token masked); :class:`GitHubClient` adds GitHub's
+headers, hints and GraphQL, and :mod:`fluxdrive.publish.gitlab_api` GitLab's.
+
+Every GitHub request carries ``Accept: application/vnd.github+json``,
 ``X-GitHub-Api-Version: 2022-11-28`` and ``Authorization: Bearer <token>``.
 A 5xx, a network error, a 429 or a 403 that is a rate limit (a
 ``retry-after`` header, ``x-ratelimit-remaining: 0`` or a message naming the
@@ -15,7 +19,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Self
 
 import httpx2
 
@@ -33,14 +37,20 @@ _NEXT = re.compile(r'<([^>]+)>;\s*rel="next"')
 _RATE_LIMIT_MESSAGE = re.compile(r"(?i)rate limit")
 
 
-class GitHubApiError(FluxdriveError):
-    """GitHub refused a request, or could not be reached (exit 2)."""
+class ApiError(FluxdriveError):
+    """A forge's API refused a request, or could not be reached (exit 2)."""
 
-    label = "github"
+    label = "api"
 
     def __init__(self, message: str, *, status: int | None = None, hint: str | None = None) -> None:
         super().__init__(message, hint=hint)
         self.status = status
+
+
+class GitHubApiError(ApiError):
+    """GitHub refused a request, or could not be reached (exit 2)."""
+
+    label = "github"
 
 
 class GraphQLError(GitHubApiError):
@@ -55,39 +65,38 @@ def _hint(status: int | None) -> str | None:
     return None
 
 
-class GitHubClient:
-    """``with GitHubClient(api_url, token) as gh: gh.request("GET", "/repos/o/r/pulls/1/files")``."""
+class RestClient:
+    """What every JSON REST client here shares: one ``httpx2`` pool on ``api_url`` with ``headers``, requests
+    retried on 5xx, network errors and rate limits, list endpoints followed page by page, and errors raised
+    as ``error`` with the token masked. Subclasses set ``error`` and may override :meth:`hint`,
+    :meth:`message` and :meth:`next_page`."""
+
+    error: type[ApiError] = ApiError
 
     def __init__(
         self,
         token: str,
-        api_url: str = DEFAULT_API_URL,
+        api_url: str,
         *,
+        headers: Mapping[str, str],
         timeout: float = 30.0,
         retries: int = RETRIES,
         backoff: float = BACKOFF_S,
         sleep: Callable[[float], None] = time.sleep,
-        graphql_url: str | None = None,
     ) -> None:
         self._token = token
         self.api_url = api_url.rstrip("/")
-        self.graphql_url = graphql_url or f"{self.api_url}/graphql"
         self._retries = retries
         self._backoff = backoff
         self._sleep = sleep
         self._client = httpx2.Client(
             base_url=self.api_url,
             timeout=httpx2.Timeout(timeout, connect=min(timeout, 10.0)),
-            headers={
-                "Accept": "application/vnd.github+json",
-                "X-GitHub-Api-Version": API_VERSION,
-                "Authorization": f"Bearer {token}",
-                "User-Agent": f"fluxdrive/{__version__}",
-            },
+            headers={**headers, "User-Agent": f"fluxdrive/{__version__}"},
             follow_redirects=True,
         )
 
-    def __enter__(self) -> GitHubClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -103,6 +112,21 @@ class GitHubClient:
             text = text.replace(self._token, MASK)
         return scrub(text)
 
+    # --- what differs between APIs ----------------------------------------------------------------
+
+    def hint(self, status: int | None) -> str | None:
+        """How to fix a refusal with this status (None: no advice)."""
+        return None
+
+    def message(self, response: httpx2.Response) -> str:
+        """The API's own words from an error body."""
+        return _message(response)
+
+    def next_page(self, response: httpx2.Response) -> str | None:
+        """The next page of a list, from ``Link: <...>; rel="next"``."""
+        found = _NEXT.search(response.headers.get("link", ""))
+        return found.group(1) if found else None
+
     # --- requests ---------------------------------------------------------------------------------
 
     def request(
@@ -116,7 +140,7 @@ class GitHubClient:
                 response = self._client.request(method, path, json=json, params=params)
             except httpx2.TransportError as exc:
                 if attempt >= self._retries:
-                    raise GitHubApiError(f"{what}: {self.mask(type(exc).__name__ + ': ' + str(exc))}") from None
+                    raise self.error(f"{what}: {self.mask(type(exc).__name__ + ': ' + str(exc))}") from None
                 self._sleep(self._wait(attempt, None))
                 attempt += 1
                 continue
@@ -126,11 +150,11 @@ class GitHubClient:
                 self._sleep(self._wait(attempt, response))
                 attempt += 1
                 continue
-            message = _message(response)
-            raise GitHubApiError(
+            message = self.message(response)
+            raise self.error(
                 f"{what}: {response.status_code} {self.mask(message)}",
                 status=response.status_code,
-                hint=_hint(response.status_code),
+                hint=self.hint(response.status_code),
             )
 
     def json(self, method: str, path: str, *, json: Any = None, params: Mapping[str, Any] | None = None) -> Any:
@@ -141,10 +165,10 @@ class GitHubClient:
         try:
             return response.json()
         except ValueError:
-            raise GitHubApiError(f"{method} {path}: the answer is not JSON") from None
+            raise self.error(f"{method} {path}: the answer is not JSON") from None
 
     def paginate(self, path: str, params: Mapping[str, Any] | None = None) -> list[Any]:
-        """Every item of a list endpoint, following ``Link: <...>; rel="next"`` (100 per page)."""
+        """Every item of a list endpoint, following :meth:`next_page` (100 per page)."""
         items: list[Any] = []
         url: str | None = path
         query: Mapping[str, Any] | None = {"per_page": 100, **(params or {})}
@@ -154,31 +178,17 @@ class GitHubClient:
             response = self.request("GET", url, params=query)
             page = response.json()
             if not isinstance(page, list):
-                raise GitHubApiError(f"GET {path}: expected a list, got {type(page).__name__}")
+                raise self.error(f"GET {path}: expected a list, got {type(page).__name__}")
             items.extend(page)
-            found = _NEXT.search(response.headers.get("link", ""))
+            found = self.next_page(response)
             # the token goes only where the API is: a next page elsewhere ends the list
-            url = found.group(1) if found and found.group(1).startswith(self.api_url + "/") else None
+            url = found if found and found.startswith(self.api_url + "/") else None
             query = None
         return items
 
-    def graphql(self, query: str, variables: Mapping[str, Any]) -> dict[str, Any]:
-        """``POST {api}/graphql`` (``GITHUB_GRAPHQL_URL`` on GitHub Enterprise Server): the ``data`` object;
-        raises :class:`GraphQLError` when GitHub answers with ``errors``."""
-        body = self.json("POST", self.graphql_url, json={"query": query, "variables": dict(variables)})
-        if not isinstance(body, dict):
-            raise GraphQLError("POST /graphql: the answer is not a JSON object")
-        errors = body.get("errors")
-        if errors:
-            messages = "; ".join(str(e.get("message", e)) if isinstance(e, dict) else str(e) for e in errors)
-            raise GraphQLError(f"POST /graphql: {self.mask(messages)}")
-        data = body.get("data")
-        return data if isinstance(data, dict) else {}
-
     # --- retries ----------------------------------------------------------------------------------
 
-    @staticmethod
-    def _retryable(response: httpx2.Response) -> bool:
+    def _retryable(self, response: httpx2.Response) -> bool:
         status = response.status_code
         if status >= 500 or status == 429:
             return True
@@ -188,7 +198,7 @@ class GitHubClient:
         return (
             "retry-after" in headers
             or headers.get("x-ratelimit-remaining") == "0"
-            or bool(_RATE_LIMIT_MESSAGE.search(_message(response)))
+            or bool(_RATE_LIMIT_MESSAGE.search(self.message(response)))
         )
 
     def _wait(self, attempt: int, response: httpx2.Response | None) -> float:
@@ -206,6 +216,54 @@ class GitHubClient:
                 except (KeyError, ValueError):
                     pass
         return min(float(self._backoff) * 2.0**attempt, MAX_WAIT_S)
+
+
+class GitHubClient(RestClient):
+    """``with GitHubClient(api_url, token) as gh: gh.request("GET", "/repos/o/r/pulls/1/files")``."""
+
+    error = GitHubApiError
+
+    def __init__(
+        self,
+        token: str,
+        api_url: str = DEFAULT_API_URL,
+        *,
+        timeout: float = 30.0,
+        retries: int = RETRIES,
+        backoff: float = BACKOFF_S,
+        sleep: Callable[[float], None] = time.sleep,
+        graphql_url: str | None = None,
+    ) -> None:
+        super().__init__(
+            token,
+            api_url,
+            headers={
+                "Accept": "application/vnd.github+json",
+                "X-GitHub-Api-Version": API_VERSION,
+                "Authorization": f"Bearer {token}",
+            },
+            timeout=timeout,
+            retries=retries,
+            backoff=backoff,
+            sleep=sleep,
+        )
+        self.graphql_url = graphql_url or f"{self.api_url}/graphql"
+
+    def hint(self, status: int | None) -> str | None:
+        return _hint(status)
+
+    def graphql(self, query: str, variables: Mapping[str, Any]) -> dict[str, Any]:
+        """``POST {api}/graphql`` (``GITHUB_GRAPHQL_URL`` on GitHub Enterprise Server): the ``data`` object;
+        raises :class:`GraphQLError` when GitHub answers with ``errors``."""
+        body = self.json("POST", self.graphql_url, json={"query": query, "variables": dict(variables)})
+        if not isinstance(body, dict):
+            raise GraphQLError("POST /graphql: the answer is not a JSON object")
+        errors = body.get("errors")
+        if errors:
+            messages = "; ".join(str(e.get("message", e)) if isinstance(e, dict) else str(e) for e in errors)
+            raise GraphQLError(f"POST /graphql: {self.mask(messages)}")
+        data = body.get("data")
+        return data if isinstance(data, dict) else {}
 
 
 def _message(response: httpx2.Response) -> str:

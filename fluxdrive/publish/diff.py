@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+_HUNK_BOTH = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
 
 def right_side_hunks(patch: str) -> list[frozenset[int]]:
@@ -35,6 +36,32 @@ def right_side_hunks(patch: str) -> list[frozenset[int]]:
         hunks[-1].add(line)  # "+" added, " " (or an empty line) context
         line += 1
     return [frozenset(h) for h in hunks]
+
+
+def context_old_lines(patch: str) -> dict[int, int]:
+    """New-file line -> old-file line of every context (unchanged) line of ``patch``; an added line is absent.
+
+    GitLab wants both numbers for a comment on an unchanged line of the diff and only the new one for an
+    added line."""
+    pairs: dict[int, int] = {}
+    new = old = 0
+    seen = False
+    for text in patch.splitlines():
+        header = _HUNK_BOTH.match(text)
+        if header:
+            old, new, seen = int(header.group(1)), int(header.group(2)), True
+            continue
+        if not seen or text.startswith("\\"):
+            continue
+        if text.startswith("-"):
+            old += 1
+        elif text.startswith("+"):
+            new += 1
+        else:
+            pairs[new] = old
+            new += 1
+            old += 1
+    return pairs
 
 
 @dataclass(frozen=True)

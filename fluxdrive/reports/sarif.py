@@ -13,6 +13,44 @@ GitHub code scanning reads it (``security``, ``external/cwe/cwe-89``, a
 ``security-severity``), points at the CWE through ``relationships`` into the
 run's CWE ``taxonomies``, and carries a ``fullDescription`` and ``help``
 (text and markdown) taken from the reporting agent's explanation and fix.
+
+What GitHub code scanning reads (its "SARIF support for code scanning" page)
+and what the SARIF multitool's GitHub rules (``validate --rule-kind
+"Sarif;Gh"``) check, and how each is met:
+
+- **Rules**: every rule has ``shortDescription``, ``fullDescription`` (both at
+  most 1024 characters), ``help`` (text and markdown) and a
+  ``defaultConfiguration.level``; its ``properties`` carry ``precision``
+  (``high`` for an analyzer's rule, ``medium`` for fluxdrive's heuristic
+  document checks, else the finding's confidence) and, for a rule with a CWE,
+  ``tags`` (at most 20) and ``security-severity``, else ``problem.severity``
+  (error, warning, recommendation). Results carry ``ruleIndex`` into the
+  driver's rules, sorted by id.
+- **Places**: every ``artifactLocation`` is a repository-relative URI
+  reference (forward slashes, no leading ``./`` or ``/``, percent-encoded)
+  with ``uriBaseId: "%SRCROOT%"``; the run declares ``%SRCROOT%`` in
+  ``originalUriBaseIds`` without a ``uri`` (the repository root, wherever it
+  is checked out: GitHub resolves relative paths against the repository, and
+  no machine path reaches the report). Every location has a region with
+  ``startLine`` >= 1; a result keeps at most 1000 locations in all (GitHub's
+  limit). A finding with no file location (a document section, a model
+  finding with no place) points at line 1 of the best file there is, and says
+  so in its message and ``properties.section``: GitHub needs one location per
+  result to show it. The best file: the finding's section when it names a
+  file other findings are located in; for a one-file or document review the
+  reviewed file; for a review of a subdirectory that directory; else ``.``,
+  the repository root.
+- **Fingerprints**: ``partialFingerprints["fluxdriveFinding/v1"]`` is
+  :func:`fingerprint`, unchanged; when two results of one run share it (one
+  title twice in one file), the later ones by line get a hash of it and
+  their rank, so each result's is unique. GitHub itself matches alerts on
+  ``primaryLocationLineHash``, which its ``upload-sarif`` action computes
+  from the source when a file lacks it; fluxdrive does not write one.
+- **Run**: ``automationDetails.id`` is ``<category>/`` (``fluxdrive/`` unless
+  a category is given), so reviews of different parts of one commit can be
+  uploaded side by side; ``tool.driver`` has ``name``, ``fullName``,
+  ``version``, ``semanticVersion`` (when the version is semver) and
+  ``informationUri``.
 """
 
 from __future__ import annotations
@@ -21,10 +59,12 @@ import hashlib
 import json
 import re
 from typing import Any
+from urllib.parse import quote
 
 from fluxdrive import __version__
 from fluxdrive._masking import scrub_json
 from fluxdrive.reports._cwe import CWE_URI, cwe_names, cwe_number, cwe_tag, cwe_url
+from fluxdrive.reports.codeclimate import split_location
 from fluxdrive.synthesis import Finding, Synthesis
 from fluxdrive.synthesis.dedup import normalize_title
 from fluxdrive.synthesis.model import SEVERITY_ORDER
@@ -35,8 +75,20 @@ LEVELS = {"P0": "error", "P1": "error", "P2": "warning", "P3": "note"}
 INFORMATION_URI = "https://github.com/fluxdrive/fluxdrive"
 # GitHub code scanning ranks security alerts by this rule property (critical >= 9, high >= 7, medium >= 4)
 SECURITY_SEVERITY = {"P0": "9.0", "P1": "7.5", "P2": "5.0", "P3": "2.0"}
-MAX_RELATED = 1000
+MAX_LOCATIONS = 1000  # GitHub rejects a result with more (primary and related together)
+MAX_TAGS = 20  # GitHub's limit per rule
+MAX_DESCRIPTION = 1000  # GitHub: at most 1024 characters
 CWE_TAXONOMY = "CWE"
+SRCROOT = "%SRCROOT%"
+DEFAULT_CATEGORY = "fluxdrive"
+FINGERPRINT_KEY = "fluxdriveFinding/v1"
+# GitHub's problem.severity of a non-security rule, by the rule's most severe finding
+PROBLEM_SEVERITY = {"P0": "error", "P1": "error", "P2": "warning", "P3": "recommendation"}
+CONFIDENCE_PRECISION = {"high": "high", "medium": "medium", "low": "low"}
+_PRECISION_ORDER = ["low", "medium", "high"]
+_SEMVER = re.compile(
+    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$"
+)
 _MORE_PLACES = re.compile(r"\s*\(and \d+ more (?:places|lines)[^()]*(?:\(\))?\)$")
 
 
@@ -57,18 +109,42 @@ def fingerprint(finding: Finding) -> str:
     return hashlib.sha256(f"{file}\0{normalize_title(finding.title)}".encode()).hexdigest()[:32]
 
 
-def _location(location: str) -> dict[str, Any]:
-    path, line = location.rsplit(":", 1)
+def _location(path: str, line: int) -> dict[str, Any]:
+    """A physical location: a URI reference relative to the repository root, and a line >= 1."""
     return {
         "physicalLocation": {
-            "artifactLocation": {"uri": path.lstrip("/")},
-            "region": {"startLine": max(int(line), 1)},
+            "artifactLocation": {"uri": quote(path, safe="/"), "uriBaseId": SRCROOT},
+            "region": {"startLine": max(line, 1)},
         }
     }
 
 
-def _result(finding: Finding) -> dict[str, Any]:
+def _fallback_path(result: Synthesis, finding: Finding, located: set[str]) -> str:
+    """The file a finding with no file location points at (line 1); see the module docstring."""
+    section = split_location(finding.section)[0] if finding.section else ""
+    if section in located:
+        return section
+    label = split_location(result.input)[0] if result.input else "."
+    if result.input_type in ("file", "document"):
+        same = sorted(p for p in located if p == label or p.endswith("/" + label))
+        return same[0] if len(same) == 1 else label
+    if result.input_type == "directory" and any(p.startswith(label + "/") for p in located):
+        return label  # a subdirectory review; the repository root's own label is its name, not a path
+    return "."
+
+
+def _places(result: Synthesis, finding: Finding, located: set[str]) -> list[tuple[str, int]]:
+    """(path, line) of each place, the first primary; a finding with no file location gets a fallback."""
+    if not finding.locations:
+        return [(_fallback_path(result, finding, located), 1)]
+    return [split_location(place) for place in finding.locations[:MAX_LOCATIONS]]
+
+
+def _result(finding: Finding, places: list[tuple[str, int]], rule_index: int) -> dict[str, Any]:
     message = f"{finding.title} ({finding.id}; {finding.convergence_label} agents: {', '.join(finding.agents)})"
+    if not finding.locations:
+        where = f"section {finding.section!r}" if finding.section else "no place"
+        message += f" [reported for {where}, not a line; shown at line 1 of {places[0][0]}]"
     properties: dict[str, Any] = {
         "fluxdriveId": finding.id,
         "severity": finding.severity,
@@ -78,22 +154,43 @@ def _result(finding: Finding) -> dict[str, Any]:
     }
     if finding.cwe:
         properties["cwe"] = finding.cwe
+    if not finding.locations:
+        properties["section"] = finding.section
     result: dict[str, Any] = {
         "ruleId": rule_id(finding),
+        "ruleIndex": rule_index,
         "level": LEVELS[finding.severity],
         "message": {"text": message},
-        "partialFingerprints": {"fluxdriveFinding/v1": fingerprint(finding)},
+        "locations": [_location(*places[0])],
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint(finding)},
         "properties": properties,
     }
-    if finding.locations:
-        result["locations"] = [_location(finding.locations[0])]
-    related, total = finding.locations[1 : MAX_RELATED + 1], len(finding.locations)
+    related, total = places[1:], len(finding.locations)
     if related:
         result["relatedLocations"] = [
-            {**_location(place), "id": number, "message": {"text": f"Also here: place {number + 1} of {total}"}}
+            {**_location(*place), "id": number, "message": {"text": f"Also here: place {number + 1} of {total}"}}
             for number, place in enumerate(related, start=1)
         ]
     return result
+
+
+def _unique_fingerprints(results: list[dict[str, Any]]) -> None:
+    """Keep each result's fingerprint unique: the first by line keeps :func:`fingerprint`, later ones add a rank."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for item in results:
+        groups.setdefault(item["partialFingerprints"][FINGERPRINT_KEY], []).append(item)
+    for value, group in groups.items():
+        ordered = sorted(group, key=lambda r: r["locations"][0]["physicalLocation"]["region"]["startLine"])
+        for rank, item in enumerate(ordered[1:], start=1):
+            ranked = hashlib.sha256(f"{value}\0{rank}".encode()).hexdigest()[:32]
+            item["partialFingerprints"][FINGERPRINT_KEY] = ranked
+
+
+def _precision(identifier: str, group: list[Finding]) -> str:
+    """GitHub's ``precision``: an analyzer's rule is high, fluxdrive's document heuristics medium, else confidence."""
+    if group[0].rules:
+        return "medium" if identifier.startswith("fluxdrive:doc-") else "high"
+    return max((CONFIDENCE_PRECISION.get(f.confidence, "low") for f in group), key=_PRECISION_ORDER.index)
 
 
 def _notes(result: Synthesis, finding: Finding, cache: dict[str, dict[str, tuple[str, str]]]) -> tuple[str, str]:
@@ -145,13 +242,14 @@ def _rules(result: Synthesis, findings: list[Finding]) -> tuple[list[dict[str, A
             "id": identifier,
             "name": _slug(identifier).replace("-", "_"),
             "shortDescription": {"text": _MORE_PLACES.sub("", first.title)[:200]},
-            "fullDescription": {"text": (why or first.title)[:1000]},
+            "fullDescription": {"text": (why or first.title)[:MAX_DESCRIPTION]},
+            "defaultConfiguration": {"level": LEVELS[first.severity]},
             "help": _help(identifier, first, cwes, why, fix),
-            "properties": {"agent": first.agents[0]},
+            "properties": {"agent": first.agents[0], "precision": _precision(identifier, group)},
         }
         if cwes:
             rule["helpUri"] = cwe_url(cwes[0])
-            rule["properties"]["tags"] = ["security", *(cwe_tag(c) for c in cwes)]
+            rule["properties"]["tags"] = ["security", *(cwe_tag(c) for c in cwes)][:MAX_TAGS]
             rule["properties"]["security-severity"] = SECURITY_SEVERITY[first.severity]
             rule["relationships"] = [
                 {
@@ -160,6 +258,8 @@ def _rules(result: Synthesis, findings: list[Finding]) -> tuple[list[dict[str, A
                 }
                 for c in cwes
             ]
+        else:
+            rule["properties"]["problem.severity"] = PROBLEM_SEVERITY[first.severity]
         rules.append(rule)
     return rules, taxa
 
@@ -189,25 +289,44 @@ def _taxonomy(taxa: list[str]) -> dict[str, Any]:
     }
 
 
-def build_sarif(result: Synthesis) -> dict[str, Any]:
-    """The SARIF log of a synthesis."""
-    findings = list(result.findings)
-    rules, taxa = _rules(result, findings)
+def empty_run(category: str = DEFAULT_CATEGORY, rules: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A run with no results yet: the tool, the category and the source root (also a whole log when a diff
+    is empty: the same category, so the upload closes earlier alerts)."""
     driver: dict[str, Any] = {
         "name": "fluxdrive",
+        "fullName": "fluxdrive multi-agent review",
         "version": __version__,
         "informationUri": INFORMATION_URI,
-        "rules": rules,
+        "rules": rules or [],
     }
-    run: dict[str, Any] = {"tool": {"driver": driver}}
+    if _SEMVER.match(__version__):
+        driver["semanticVersion"] = __version__
+    return {
+        "tool": {"driver": driver},
+        "automationDetails": {"id": category.strip("/") + "/"},
+        "originalUriBaseIds": {SRCROOT: {"description": {"text": "The root of the reviewed repository."}}},
+        "results": [],
+    }
+
+
+def build_sarif(result: Synthesis, *, category: str = DEFAULT_CATEGORY) -> dict[str, Any]:
+    """The SARIF log of a synthesis; ``category`` is GitHub's analysis category (``automationDetails.id``)."""
+    findings = list(result.findings)
+    rules, taxa = _rules(result, findings)
+    run = empty_run(category, rules)
+    driver = run["tool"]["driver"]
     if taxa:
         driver["supportedTaxonomies"] = [{"name": CWE_TAXONOMY, "index": 0}]
         run["taxonomies"] = [_taxonomy(taxa)]
-    run["results"] = [_result(f) for f in findings]
+    index = {rule["id"]: number for number, rule in enumerate(rules)}
+    located = {split_location(place)[0] for f in findings for place in f.locations}
+    results = [_result(f, _places(result, f, located), index[rule_id(f)]) for f in findings]
+    _unique_fingerprints(results)
+    run["results"] = results
     run["properties"] = {"verdict": result.verdict, "validation": result.validation_line}
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
-def render_sarif(result: Synthesis) -> str:
+def render_sarif(result: Synthesis, *, category: str = DEFAULT_CATEGORY) -> str:
     """findings.sarif text."""
-    return scrub_json(json.dumps(build_sarif(result), indent=2, ensure_ascii=False)) + "\n"
+    return scrub_json(json.dumps(build_sarif(result, category=category), indent=2, ensure_ascii=False)) + "\n"

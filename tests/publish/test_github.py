@@ -550,4 +550,4 @@ def test_review_publish_flag_posts_after_the_review(
     assert code == 0
     assert len(summary_comments(github)) == 1
     assert {c["path"] for c in top_level(github)} == {"app/db.py", "app/tools.py"}
-    assert main(["review", "--diff", "main", "--yes", "-q", "--publish", "gitlab"]) == 2
+    assert main(["review", "--diff", "main", "--yes", "-q", "--publish", "bitbucket"]) == 2
