@@ -49,7 +49,10 @@ lint: $(DEV_STAMP)
 typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
+# The browser test of the HTML report needs Debian's chromium; the script installs it when it can
+# (it says why not and exits 0 otherwise, and that test skips with the reason).
 unit: $(DEV_STAMP)
+	@scripts/install-chromium.sh
 	$(BIN)/pytest
 
 test: lint typecheck unit

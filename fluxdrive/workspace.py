@@ -546,6 +546,7 @@ _ISOLATED = (
     "research.json",
     "findings.json",
     "findings.sarif",
+    "summary.html",
     "input.diff",
     "prompts/*.md",
     "research/*.md",

@@ -2,7 +2,7 @@
 
 ``fluxdrive synthesize DIR`` also works on reports another system wrote, so
 the directory may not be one fluxdrive created: there, a ``summary.md`` (or
-findings.json, findings.sarif) that fluxdrive did not write is refused rather
+findings.json, findings.sarif, summary.html) that fluxdrive did not write is refused rather
 than replaced. Every text is scrubbed on the way out (credentials, configured
 keys, terminal escapes), whatever the reports it came from held.
 """
@@ -16,11 +16,12 @@ from fluxdrive._atomic import atomic_write_text
 from fluxdrive._masking import scrub
 from fluxdrive.errors import UsageError
 from fluxdrive.reports.findings_json import render_json
+from fluxdrive.reports.html import GENERATOR_MARK, render_html
 from fluxdrive.reports.sarif import render_sarif
 from fluxdrive.reports.summary_md import render_summary
 from fluxdrive.synthesis import Synthesis
 
-OUTPUT_FILES = ("findings.json", "summary.md", "findings.sarif")
+OUTPUT_FILES = ("findings.json", "summary.md", "findings.sarif", "summary.html")
 SYNTHESIS_AGENT = "synthesis"
 RUN_MARKER = ".fluxdrive-run"  # workspace.RUN_MARKER (reports may not import the workspace)
 # How each report starts when fluxdrive wrote it.
@@ -28,6 +29,7 @@ _OURS = {
     "findings.json": ('"synthesis_protocol_version"',),
     "summary.md": ("# fluxdrive review:",),
     "findings.sarif": ('"name": "fluxdrive"',),
+    "summary.html": (GENERATOR_MARK,),
 }
 
 
@@ -46,7 +48,7 @@ def _ours(path: Path) -> bool:
 
 
 def write_reports(result: Synthesis) -> list[Path]:
-    """findings.json, summary.md, findings.sarif and the synthesis verdict record."""
+    """findings.json, summary.md, findings.sarif, summary.html and the synthesis verdict record."""
     directory = result.output_dir
     if not (directory / RUN_MARKER).is_file():
         foreign = [name for name in OUTPUT_FILES if not _ours(directory / name)]
@@ -55,12 +57,12 @@ def write_reports(result: Synthesis) -> list[Path]:
                 f"{directory} holds {', '.join(foreign)} that fluxdrive did not write; refusing to replace it",
                 hint="synthesize a copy of the reports in a new directory",
             )
-    renderers = (render_json, render_summary, render_sarif)
+    renderers = (render_json, render_summary, render_sarif, render_html)
     paths = []
     for name, render in zip(OUTPUT_FILES, renderers, strict=True):
         path = directory / name
-        text = render(result)  # the JSON renderers scrub their own strings (escapes included)
-        atomic_write_text(path, text if name.endswith((".json", ".sarif")) else scrub(text))
+        text = render(result)  # the JSON and HTML renderers scrub their own strings (escapes, markup)
+        atomic_write_text(path, text if name.endswith((".json", ".sarif", ".html")) else scrub(text))
         paths.append(path)
     counts = ", ".join(f"{n} {s}" for s, n in result.counts().items() if n) or "no findings"
     verdicts.write_verdict(

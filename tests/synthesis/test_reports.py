@@ -28,7 +28,7 @@ def _run(name: str, tmp_path: Path) -> Path:
 def test_every_report_validates(scenario: str, tmp_path: Path) -> None:
     result = synthesize(_run(scenario, tmp_path))
     paths = write_reports(result)
-    assert [p.name for p in paths] == ["findings.json", "summary.md", "findings.sarif", "verdicts"]
+    assert [p.name for p in paths] == ["findings.json", "summary.md", "findings.sarif", "summary.html", "verdicts"]
     document = json.loads((result.output_dir / "findings.json").read_text())
     jsonschema.validate(document, json_schema())
     sarif = json.loads((result.output_dir / "findings.sarif").read_text())
