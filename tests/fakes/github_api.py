@@ -40,6 +40,8 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from tests.fakes.rest_fake import Failure, Recorded
+
 __all__ = ["FakeGitHub", "Recorded", "pull_files_from_git"]
 
 SUPPORTED_VERSIONS = {"2022-11-28", "2026-03-10"}
@@ -47,30 +49,6 @@ DOCS = "https://docs.github.com/rest"
 REVIEW_DOCS = "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request"
 CONCLUSIONS = {"action_required", "cancelled", "failure", "neutral", "success", "skipped", "stale", "timed_out"}
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
-
-
-@dataclass(frozen=True)
-class Recorded:
-    """One request as the fake saw it (the Authorization header reduced to whether it was right)."""
-
-    method: str
-    path: str
-    query: dict[str, list[str]]
-    headers: dict[str, str]
-    body: Any
-    raw_body: str
-    status: int
-    authorized: bool
-
-
-@dataclass
-class _Failure:
-    method: str
-    path: re.Pattern[str]
-    status: int
-    headers: dict[str, str]
-    body: dict[str, Any]
-    times: int
 
 
 @dataclass
@@ -165,7 +143,7 @@ class FakeGitHub:
         self.issue_comments: list[dict[str, Any]] = []
         self.threads: list[dict[str, Any]] = []  # {"id", "number", "isResolved", "comment_ids"}
         self.check_runs: list[dict[str, Any]] = []
-        self._failures: list[_Failure] = []
+        self._failures: list[Failure] = []
         self._ids = itertools.count(1_000_001)
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -226,7 +204,7 @@ class FakeGitHub:
         times: int = 1,
     ) -> None:
         """Answer the next ``times`` requests matching ``method`` and the ``path`` regex with ``status``."""
-        self._failures.append(_Failure(method, re.compile(path), status, headers or {}, {"message": message}, times))
+        self._failures.append(Failure(method, re.compile(path), status, headers or {}, {"message": message}, times))
 
     # --- reading the state ---------------------------------------------------------------------------
 
@@ -700,7 +678,7 @@ class FakeGitHub:
 
 
 class _ScriptedError(Exception):
-    def __init__(self, failure: _Failure) -> None:
+    def __init__(self, failure: Failure) -> None:
         super().__init__(failure.status)
         self.failure = failure
 

@@ -42,35 +42,13 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
+from tests.fakes.rest_fake import Failure, Recorded
+
 __all__ = ["FakeGitLab", "Recorded", "merge_request_from_git"]
 
 LINE_CODE_ERROR = '400 Bad request - Note {:line_code=>["can\'t be blank", "must be a valid line code"]}'
 _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 _QUICK = re.compile(r"(?m)^/([a-z_]+)")
-
-
-@dataclass(frozen=True)
-class Recorded:
-    """One request as the fake saw it (the token header reduced to whether it was right)."""
-
-    method: str
-    path: str
-    query: dict[str, list[str]]
-    headers: dict[str, str]
-    body: Any
-    raw_body: str
-    status: int
-    authorized: bool
-
-
-@dataclass
-class _Failure:
-    method: str
-    path: re.Pattern[str]
-    status: int
-    headers: dict[str, str]
-    body: dict[str, Any]
-    times: int
 
 
 @dataclass
@@ -181,7 +159,7 @@ class FakeGitLab:
             "avatar_url": None,
             "web_url": "https://gitlab.example.com/project_42_bot_0123",
         }
-        self._failures: list[_Failure] = []
+        self._failures: list[Failure] = []
         self._note_ids = itertools.count(1126)
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -236,7 +214,7 @@ class FakeGitLab:
         self, method: str, path: str, status: int, *, headers: dict[str, str] | None = None, message: Any = "x"
     ) -> None:
         """Answer the next request matching ``method`` and the ``path`` regex (under /api/v4) with ``status``."""
-        self._failures.append(_Failure(method, re.compile(path), status, headers or {}, {"message": message}, 1))
+        self._failures.append(Failure(method, re.compile(path), status, headers or {}, {"message": message}, 1))
 
     # --- reading the state ---------------------------------------------------------------------------
 
