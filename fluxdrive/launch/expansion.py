@@ -160,7 +160,8 @@ def decide(
         "stop",
         tuple(candidates),
         (),
-        f"Recommend stopping: no Stage 1 finding points at a Stage 2 agent's lane (highest expansion score {top}).",
+        f"Recommend stopping: no Stage 1 finding points at a Stage 2 reviewer's lane (best reason to go on: {top} "
+        "points, below the bar).",
     )
 
 
@@ -175,9 +176,9 @@ def choose(decision: Decision, mode: Mode) -> list[str]:
 
 def render_decision(decision: Decision) -> str:
     """The candidates table and the recommendation, for the log and the prompt."""
-    lines = ["Expansion decision:"]
+    lines = ["Expansion decision: Stage 2 reviewers and how strongly Stage 1 points at each (points):"]
     for c in decision.candidates:
-        tag = " (dropped)" if c.dropped else "" if c.planned else " (pool)"
+        tag = " (not needed: Stage 1 covered it)" if c.dropped else "" if c.planned else " (extra, not planned)"
         lines.append(f"  {c.agent:<19} {c.score:>3}{tag}")
     lines.append(decision.message)
     return "\n".join(lines)
