@@ -53,7 +53,7 @@ typecheck: $(DEV_STAMP)
 # (it says why not and exits 0 otherwise, and that test skips with the reason).
 unit: $(DEV_STAMP)
 	@scripts/install-chromium.sh
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2 --dist loadfile
 
 test: lint typecheck unit
 

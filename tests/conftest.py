@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -119,3 +120,32 @@ def run_fluxdrive(*args: str | Path, cwd: Path | None = None, input: str | None 
         check=False,
     )
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+# The adversarial suite's figures (secrets planted / found raw, bad inputs handled), printed at the end of a
+# run. Under xdist (make test runs ``-n 2 --dist loadfile``: a module runs whole in one worker) each worker
+# hands its figures to the controller, which prints them; without xdist they are printed directly.
+_FIGURES: dict[str, list[str]] = {}
+
+
+def _own_figures() -> dict[str, list[str]]:
+    from tests.adversarial.conftest import figures
+
+    return figures() if "tests.adversarial.conftest" in sys.modules else {}
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["fluxdrive_figures"] = _own_figures()
+
+
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    _FIGURES.update(getattr(node, "workeroutput", {}).get("fluxdrive_figures", {}))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    for title, lines in sorted({**_own_figures(), **_FIGURES}.items()):
+        terminalreporter.section(title)
+        for line in lines:
+            terminalreporter.write_line(line)

@@ -18,14 +18,15 @@ FIGURES = {
 }
 
 
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+def figures() -> dict[str, list[str]]:
+    """The figures of the adversarial modules that ran in this process, by title."""
+    found = {}
     for name, title in FIGURES.items():
         module = sys.modules.get(name)
         lines = module.figures() if module is not None else []
         if lines:
-            terminalreporter.section(title)
-            for line in lines:
-                terminalreporter.write_line(line)
+            found[title] = list(lines)
+    return found
 
 
 @pytest.fixture
