@@ -34,13 +34,12 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from tests.fakes.rest_fake import Failure, Recorded
+from tests.fakes.rest_fake import Failure, LoopbackServer, Recorded
 
 __all__ = ["FakeGitHub", "Recorded", "pull_files_from_git"]
 
@@ -122,7 +121,7 @@ class _Error(Exception):
         return body
 
 
-class FakeGitHub:
+class FakeGitHub(LoopbackServer):
     """The fake API; ``url`` is the REST base (``GITHUB_API_URL``), GraphQL is ``url + "/graphql"``."""
 
     def __init__(
@@ -146,39 +145,19 @@ class FakeGitHub:
         self._failures: list[Failure] = []
         self._ids = itertools.count(1_000_001)
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        super().__init__()
         self.user = {"login": "github-actions[bot]", "id": 41898282, "type": "Bot"}
 
     # --- lifecycle -----------------------------------------------------------------------------------
 
-    def start(self) -> FakeGitHub:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        server.daemon_threads = True
-        self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, args=(0.05,), name="fake-github", daemon=True)
-        self._thread.start()
-        return self
+    thread_name = "fake-github"
 
-    def close(self) -> None:
-        server, self._server = self._server, None
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeGitHub:
-        return self.start()
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
-        self.close()
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        return _handler(self)
 
     @property
     def url(self) -> str:
-        assert self._server is not None, "start() the fake first"
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self.root_url
 
     # --- scripting -----------------------------------------------------------------------------------
 

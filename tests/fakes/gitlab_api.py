@@ -36,13 +36,12 @@ import subprocess
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
-from tests.fakes.rest_fake import Failure, Recorded
+from tests.fakes.rest_fake import Failure, LoopbackServer, Recorded
 
 __all__ = ["FakeGitLab", "Recorded", "merge_request_from_git"]
 
@@ -132,7 +131,7 @@ class _Error(Exception):
         self.status, self.body, self.headers = status, body, headers or {}
 
 
-class FakeGitLab:
+class FakeGitLab(LoopbackServer):
     """The fake API; ``url`` is the REST root (``CI_API_V4_URL``)."""
 
     def __init__(
@@ -162,38 +161,18 @@ class FakeGitLab:
         self._failures: list[Failure] = []
         self._note_ids = itertools.count(1126)
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        super().__init__()
 
     # --- lifecycle -----------------------------------------------------------------------------------
 
-    def start(self) -> FakeGitLab:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        server.daemon_threads = True
-        self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, args=(0.05,), name="fake-gitlab", daemon=True)
-        self._thread.start()
-        return self
+    thread_name = "fake-gitlab"
 
-    def close(self) -> None:
-        server, self._server = self._server, None
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeGitLab:
-        return self.start()
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
-        self.close()
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        return _handler(self)
 
     @property
     def url(self) -> str:
-        assert self._server is not None, "start() the fake first"
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/api/v4"
+        return self.root_url + "/api/v4"
 
     # --- scripting -----------------------------------------------------------------------------------
 
