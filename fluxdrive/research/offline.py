@@ -36,7 +36,7 @@ from fluxdrive.knowledge import Store
 from fluxdrive.launch.research.git_history import _git
 from fluxdrive.launch.research.model import Point, ResearchAnswer, ResearchExecutor, ResearchRequest
 from fluxdrive.launch.research.places import inside, read_text
-from fluxdrive.launch.research.repo_research import CODE_SUFFIXES, MAX_FILES_SCANNED, _is_test
+from fluxdrive.launch.research.repo_research import CODE_SUFFIXES, MAX_FILES_SCANNED, is_test
 from fluxdrive.research.query import terms
 from fluxdrive.workspace import DOCUMENT_SUFFIXES, list_files
 
@@ -137,7 +137,7 @@ class _FileScore:
         score = sum(KIND_WEIGHT[h.kind] * terms.value(h.terms) for h in self.hits)
         values = sorted((terms.value((t,)) for t in self.words), reverse=True)
         score += 4 * sum(values[1:])  # several different terms in one file: it is about the topic
-        if _is_test(self.relative) or _AUXILIARY.search(self.relative):
+        if is_test(self.relative) or _AUXILIARY.search(self.relative):
             score /= 3
         self.score = score
 
@@ -237,7 +237,7 @@ def _tests_naming(names: Sequence[str], texts: dict[str, str]) -> list[str]:
     if not wanted:
         return []
     pattern = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in wanted) + r")\b")
-    return sorted(path for path, text in texts.items() if _is_test(path) and pattern.search(text))
+    return sorted(path for path, text in texts.items() if is_test(path) and pattern.search(text))
 
 
 def repo_search(request: ResearchRequest) -> ResearchAnswer:
@@ -271,7 +271,7 @@ def repo_search(request: ResearchRequest) -> ResearchAnswer:
     for place in scored:
         place.rank(matcher)
     scored.sort(key=lambda s: (-s.score, s.relative))
-    code = [s for s in scored if Path(s.relative).suffix.lower() in CODE_SUFFIXES and not _is_test(s.relative)]
+    code = [s for s in scored if Path(s.relative).suffix.lower() in CODE_SUFFIXES and not is_test(s.relative)]
     code.sort(key=lambda s: bool(_AUXILIARY.search(s.relative)))  # stable: the project's own code first
     prose = [s for s in scored if Path(s.relative).suffix.lower() not in CODE_SUFFIXES]
     if not code and not prose:

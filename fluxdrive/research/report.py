@@ -13,7 +13,7 @@ import re
 
 from fluxdrive.contracts.report import Report, render_report
 from fluxdrive.launch.research.model import ResearchAnswer
-from fluxdrive.launch.research.render import MAX_GAPS, MAX_SOURCES, _bullets, _clean, _numbered
+from fluxdrive.launch.research.render import MAX_GAPS, MAX_SOURCES, bullets, clean_line, numbered
 
 MAX_ANSWER_LINES = 40
 _CONFIDENCE = re.compile(r"^### Confidence\s*\n+([a-z]+)\b", re.M)
@@ -27,18 +27,18 @@ def summary_line(answer: ResearchAnswer) -> str:
 
 def render_research_report(agent: str, question: str, kind: str, answer: ResearchAnswer) -> str:
     """The report file of one research agent."""
-    frame = render_report(Report((), summary=f"{summary_line(answer)}. Question ({kind}): {_clean(question)}"))
-    how = _clean(answer.how) if answer.how else "answered from the repository"
+    frame = render_report(Report((), summary=f"{summary_line(answer)}. Question ({kind}): {clean_line(question)}"))
+    how = clean_line(answer.how) if answer.how else "answered from the repository"
     body = [
         f"# Research: {agent}",
         "",
-        f"Question: {_clean(question)}",
+        f"Question: {clean_line(question)}",
         f"Type: {kind}; {how}.",
         "",
-        "### Sources", *_bullets(answer.sources, MAX_SOURCES, "none: nothing could be read"), "",
-        "### Findings", *_numbered(answer.points, MAX_ANSWER_LINES), "",
-        "### Confidence", f"{answer.confidence} - {_clean(answer.confidence_note)}", "",
-        "### Gaps", *_bullets(answer.gaps, MAX_GAPS, "none known"),
+        "### Sources", *bullets(answer.sources, MAX_SOURCES, "none: nothing could be read"), "",
+        "### Findings", *numbered(answer.points, MAX_ANSWER_LINES), "",
+        "### Confidence", f"{answer.confidence} - {clean_line(answer.confidence_note)}", "",
+        "### Gaps", *bullets(answer.gaps, MAX_GAPS, "none known"),
     ]  # fmt: skip
     return frame.rstrip() + "\n\n" + "\n".join(body) + "\n"
 

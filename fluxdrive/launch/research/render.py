@@ -19,24 +19,24 @@ MAX_GAPS = 6
 _LINE_LIMIT = 240
 
 
-def _clean(text: str) -> str:
+def clean_line(text: str) -> str:
     text = mask_text(re.sub(r"[\r\n\t]+", " ", text))
     return text if len(text) <= _LINE_LIMIT else text[: _LINE_LIMIT - 1] + "…"
 
 
-def _bullets(items: Sequence[str], cap: int, empty: str) -> list[str]:
+def bullets(items: Sequence[str], cap: int, empty: str) -> list[str]:
     if not items:
         return [f"- {empty}"]
     if len(items) > cap:
-        return [f"- {_clean(i)}" for i in items[: cap - 1]] + [f"- … {len(items) - cap + 1} more"]
-    return [f"- {_clean(i)}" for i in items]
+        return [f"- {clean_line(i)}" for i in items[: cap - 1]] + [f"- … {len(items) - cap + 1} more"]
+    return [f"- {clean_line(i)}" for i in items]
 
 
-def _numbered(points: Sequence[Point], budget: int) -> list[str]:
+def numbered(points: Sequence[Point], budget: int) -> list[str]:
     lines: list[str] = []
     for number, point in enumerate(points, 1):
-        lines.append(f"{number}. {_clean(point.text)}")
-        lines.extend(f"   - {_clean(d)}" for d in point.details)
+        lines.append(f"{number}. {clean_line(point.text)}")
+        lines.extend(f"   - {clean_line(d)}" for d in point.details)
     if not lines:
         return ["1. Nothing found."]
     if len(lines) > budget:
@@ -49,19 +49,19 @@ def render_answer(trigger: Trigger, agent: str, answer: ResearchAnswer, *, stand
     """The research-contract file: a short header, then Sources, Findings, Confidence, Gaps (under 60 lines)."""
     how = f"{agent} standing in for {stand_in_for} ({OFFLINE_NOTE})" if stand_in_for else "answered from the repository"
     if answer.how and not stand_in_for:
-        how = _clean(answer.how)
+        how = clean_line(answer.how)
     header = [
         f"# Research: {agent}",
         "",
-        f"Question: {_clean(trigger.question)}",
-        f'Finding: {_clean(trigger.finding_id)} ({trigger.severity}), matched "{trigger.matched}"; {how}.',
+        f"Question: {clean_line(trigger.question)}",
+        f'Finding: {clean_line(trigger.finding_id)} ({trigger.severity}), matched "{trigger.matched}"; {how}.',
         "",
     ]
-    sources = _bullets(answer.sources, MAX_SOURCES, "none: nothing could be read")
-    gaps = _bullets(answer.gaps, MAX_GAPS, "none known")
-    confidence = f"{answer.confidence} - {_clean(answer.confidence_note)}"
+    sources = bullets(answer.sources, MAX_SOURCES, "none: nothing could be read")
+    gaps = bullets(answer.gaps, MAX_GAPS, "none known")
+    confidence = f"{answer.confidence} - {clean_line(answer.confidence_note)}"
     fixed = len(header) + len(sources) + len(gaps) + 8  # four headings, three blank lines, the confidence line
-    findings = _numbered(answer.points, MAX_LINES - fixed)
+    findings = numbered(answer.points, MAX_LINES - fixed)
     lines = [
         *header,
         "### Sources", *sources, "",

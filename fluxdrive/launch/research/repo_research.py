@@ -114,7 +114,7 @@ def _enclosing(place: Place, text: str) -> _Symbol | None:
     return _regex_symbol(text.splitlines(), place.line)
 
 
-def _is_test(relative: str) -> bool:
+def is_test(relative: str) -> bool:
     *dirs, name = relative.split("/")
     return bool(_TEST_NAME.search(name)) or any(d in _TEST_DIRS for d in dirs)
 
@@ -209,7 +209,7 @@ def _scan(request: ResearchRequest, place: Place, files: Sequence[str], symbol: 
     pattern = _name_pattern(names)
     stem = _module_stem(place)
     code = [f for f in files if Path(f).suffix in CODE_SUFFIXES and f != place.relative]
-    code.sort(key=lambda f: (f.rpartition("/")[0] != directory, not _is_test(f), f))
+    code.sort(key=lambda f: (f.rpartition("/")[0] != directory, not is_test(f), f))
     scan = _Scan(candidates=len(code))
     for relative in code[:MAX_FILES_SCANNED]:
         if scan.scanned % 25 == 0:
@@ -224,7 +224,7 @@ def _scan(request: ResearchRequest, place: Place, files: Sequence[str], symbol: 
             scan.too_large += 1
             continue
         use = _first_use(relative, text, pattern)
-        if _is_test(relative):
+        if is_test(relative):
             hit = use or _import_of(relative, text, stem)
             if hit is not None:
                 scan.tests.append(hit)
