@@ -49,10 +49,10 @@ lint: $(DEV_STAMP)
 typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
-# The browser test of the HTML report needs Debian's chromium; the script installs it when it can
-# (it says why not and exits 0 otherwise, and that test skips with the reason).
+# The browser test of the HTML report needs Debian's chromium, the Redis tests its redis-server; the script
+# installs them when it can (it says why not and exits 0 otherwise, and those tests skip with the reason).
 unit: $(DEV_STAMP)
-	@scripts/install-chromium.sh
+	@scripts/install-debian.sh chromium:/usr/bin/chromium redis-server:/usr/bin/redis-server
 	$(BIN)/pytest -n 2 --dist loadfile
 
 test: lint typecheck unit
@@ -70,7 +70,7 @@ docs: $(DEV_STAMP)
 lock: | $(BIN)/python
 	$(PIP) install --quiet pip-tools
 	$(BIN)/pip-compile --quiet --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links --extra build --extra llm -o requirements.lock pyproject.toml
-	$(BIN)/pip-compile --quiet --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links --extra build --extra dev --extra llm -o requirements-dev.lock pyproject.toml
+	$(BIN)/pip-compile --quiet --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links --extra build --extra dev --extra llm --extra cluster -o requirements-dev.lock pyproject.toml
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis

@@ -2,8 +2,10 @@
 
 Precedence, most specific first: ``[agents.<name>] runtime = ...`` in config,
 the agent definition's ``runtime:``, then ``--runtime`` (default ``static``).
-Each runtime is created once per review and shared by its agents (the llm
-runtime's HTTP clients and rate-limit state are per review). Model strings
+Each runtime is created once per review (``Runtime.create(model)``) and
+shared by its agents (the llm runtime's HTTP clients and rate-limit state
+are per review); its lifecycle (check, aclose, notes) is the protocol's, so
+the pool never asks which runtime it holds. Model strings
 API keys and CLI executables are checked for every agent before anything is
 dispatched, so a missing key or CLI is one line and exit 2, not seven error
 stubs.
@@ -42,16 +44,8 @@ class RuntimePool:
         if name not in self._made:
             if isinstance(self.default, Runtime) and self.default.name == name:
                 self._made[name] = self.default
-            elif name == "llm":
-                from fluxdrive.runtimes.llm import LlmRuntime
-
-                self._made[name] = LlmRuntime(self.model)
-            elif name == "cli-agent":
-                from fluxdrive.runtimes.cli_agent import CliAgentRuntime
-
-                self._made[name] = CliAgentRuntime(self.model)
             else:
-                self._made[name] = runtime_class(name)()
+                self._made[name] = runtime_class(name).create(self.model)
         return self._made[name]
 
     def for_agent(self, agent: AgentDefinition, config: Config) -> Runtime:
@@ -60,18 +54,12 @@ class RuntimePool:
 
     def preflight(self, config: Config, root: Path) -> None:
         """Check the default runtime before anything is written (a missing key or CLI: one line, exit 2)."""
-        runtime = self.get(self.default.name if isinstance(self.default, Runtime) else self.default)
-        check = getattr(runtime, "check_default", None)
-        if check is not None:
-            check(config, root)
+        self.get(self.default.name if isinstance(self.default, Runtime) else self.default).check(config, root)
 
     def check(self, agents: Iterable[AgentDefinition], config: Config, root: Path) -> None:
         """Resolve every agent's runtime now: unknown runtimes, models, missing keys and CLIs fail here."""
         for agent in agents:
-            runtime = self.for_agent(agent, config)
-            check = getattr(runtime, "check_task", None)
-            if check is not None:
-                check(agent, config, root)
+            self.for_agent(agent, config).check(config, root, agent)
 
     @property
     def offline(self) -> bool:
@@ -90,15 +78,8 @@ class RuntimePool:
     async def aclose(self) -> None:
         """Release what runtimes hold (HTTP clients)."""
         for runtime in self._made.values():
-            close = getattr(runtime, "aclose", None)
-            if close is not None:
-                await close()
+            await runtime.aclose()
 
     def notes(self) -> list[str]:
         """What runtimes want recorded (e.g. a concurrency cap lowered by rate limiting)."""
-        found: list[str] = []
-        for runtime in self._made.values():
-            limiter = getattr(runtime, "limiter", None)
-            if limiter is not None:
-                found.extend(limiter.events)
-        return found
+        return [note for runtime in self._made.values() for note in runtime.notes()]

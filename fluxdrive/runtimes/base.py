@@ -134,6 +134,13 @@ class Runtime(abc.ABC):
     :mod:`fluxdrive.contracts.completion`. It may raise: the guard in
     :mod:`fluxdrive.runtimes.guard` turns any failure into an error stub, so
     a runtime never takes the run down with it.
+
+    The lifecycle of one review's instance is part of the protocol, with
+    no-op defaults: :meth:`create` (given the command line's model),
+    :meth:`check` before anything is dispatched, :meth:`aclose` when the
+    stages are done, :meth:`notes` for run.json. Whoever drives runtimes
+    (the review's pool, a backend that ships them elsewhere) needs no
+    knowledge of which runtime it holds.
     """
 
     name: ClassVar[str]
@@ -151,3 +158,24 @@ class Runtime(abc.ABC):
     def provenance(self, task: AgentTask) -> Provenance:
         """Who runs ``task`` (used for stubs when ``run`` fails)."""
         return Provenance(self.name, self.name, self.name)
+
+    @classmethod
+    def create(cls, model: str | None = None) -> Runtime:
+        """The review's instance; ``model`` is the command line's ``--model`` (ignored unless it matters)."""
+        return cls()
+
+    def check(self, config: Config, root: Path, agent: AgentDefinition | None = None) -> None:
+        """Raise a UsageError when this runtime cannot run ``agent`` (with no agent: cannot run at all).
+
+        Called before anything is written or dispatched, so a missing key or
+        CLI is one line and exit 2, not an error stub per agent.
+        """
+        return None
+
+    async def aclose(self) -> None:
+        """Release what the instance holds (HTTP clients); called once the stages are done."""
+        return None
+
+    def notes(self) -> list[str]:
+        """What the run record should say about this runtime (e.g. a concurrency cap lowered by rate limiting)."""
+        return []

@@ -170,12 +170,16 @@ class CliAgentRuntime(Runtime):
         head, sep, tail = chosen.partition(":")
         return tail if sep and head in PROVIDER_PREFIXES and tail else chosen
 
-    def check_task(self, agent: AgentDefinition, config: Config, root: Path) -> None:
-        """Fail before dispatch when the CLI is missing or the template is unusable (one line, exit 2)."""
-        self.check_default(config, root)
+    @classmethod
+    def create(cls, model: str | None = None) -> CliAgentRuntime:
+        """The review's instance; ``model`` is passed to the CLI as its ``--model``."""
+        return cls(model)
 
-    def check_default(self, config: Config, root: Path) -> None:
-        """The same check, before triage: every agent on this runtime needs the one CLI."""
+    def check(self, config: Config, root: Path, agent: AgentDefinition | None = None) -> None:
+        """Fail before dispatch when the CLI is missing or the template is unusable (one line, exit 2).
+
+        The same for every agent (and before triage): every agent on this runtime needs the one CLI.
+        """
         settings = config.cli_agent
         if settings.tool == "command":
             resolve_executable("command", command_words(settings.command)[0], root)

@@ -82,7 +82,6 @@ class LlmRuntime(Runtime):
         self.default_model = model
         self.model_factory = model_factory or build_model
         self.limiter: AdaptiveLimiter | None = None
-        self.notes: list[str] = []
         self._models: dict[str, tuple[ModelSpec, Model]] = {}
         self._clients: list[httpx2.AsyncClient] = []
         self._transports: list[BackoffTransport] = []
@@ -102,14 +101,21 @@ class LlmRuntime(Runtime):
             )
         return chosen
 
-    def check_default(self, config: Config, root: Path) -> None:
-        """Before triage: the command line's (or config's) model string and its key, when one is given."""
-        chosen = self.default_model or config.llm.model
-        if chosen:
-            parse_model(chosen)
+    @classmethod
+    def create(cls, model: str | None = None) -> LlmRuntime:
+        """The review's instance, on the command line's model."""
+        return cls(model)
 
-    def check_task(self, agent: AgentDefinition, config: Config, root: Path) -> None:
-        """Fail before dispatch when the agent's model string is wrong or its key is missing (one line, exit 2)."""
+    def check(self, config: Config, root: Path, agent: AgentDefinition | None = None) -> None:
+        """Fail before dispatch when a model string is wrong or its key is missing (one line, exit 2).
+
+        With no agent (before triage): the command line's (or config's) model, when one is given.
+        """
+        if agent is None:
+            chosen = self.default_model or config.llm.model
+            if chosen:
+                parse_model(chosen)
+            return
         override = config.agents.get(agent.name)
         chosen = (override.model if override else None) or agent.model or self.default_model or config.llm.model
         if not chosen:
@@ -231,6 +237,10 @@ class LlmRuntime(Runtime):
         for client in self._clients:
             await client.aclose()
         self._clients.clear()
+
+    def notes(self) -> list[str]:
+        """What rate limiting did to the concurrency cap."""
+        return list(self.limiter.events) if self.limiter is not None else []
 
     @property
     def retried_requests(self) -> int:
