@@ -116,7 +116,7 @@ def run_fluxdrive(*args: str | Path, cwd: Path | None = None, input: str | None 
         text=True,
         cwd=cwd,
         input=input,
-        timeout=120,
+        timeout=300,  # a hang guard: a 2 MB file takes ~90 s alone, more beside the Ray cluster test
         check=False,
     )
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
