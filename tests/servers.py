@@ -126,8 +126,14 @@ class RayCluster:
         command += ["--node-ip-address", LOOPBACK, "--num-cpus", str(num_cpus), "--disable-usage-stats", "--block"]
         env = {**os.environ, **_ray_env(self.token)}
         env.pop("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", None)
-        process = _start(command, env, self.temp_dir / f"worker-{len(self.nodes)}.log")
+        log = self.temp_dir / f"worker-{len(self.nodes)}.log"
+        process = _start(command, env, log)
         self.nodes.append(process)
+        deadline = time.monotonic() + 60
+        while b"Ray runtime started" not in log.read_bytes():  # its raylet has registered with the head
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the Ray worker node did not start: {log.read_text(errors='replace')[-2000:]}")
+            time.sleep(0.2)
         return process
 
     def end(self) -> None:

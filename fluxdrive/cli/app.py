@@ -21,6 +21,7 @@ from fluxdrive.cli import (
     evals,
     feedback,
     findings,
+    fleet,
     gate,
     history,
     kb,
@@ -89,3 +90,4 @@ app.add_typer(knowledge.app, name="knowledge")
 app.add_typer(kb.app, name="kb")
 app.add_typer(publish.app, name="publish")
 app.add_typer(baseline.app, name="baseline")
+app.add_typer(fleet.app, name="fleet")

@@ -92,6 +92,15 @@ def review_command(
     max_concurrency: Annotated[
         int | None, typer.Option("--max-concurrency", metavar="N", help="Agents in flight at once.")
     ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster",
+            metavar="ADDRESS",
+            help="Run on a Ray cluster: auto, HOST:PORT or ray://HOST:10001 (default: config dispatch.cluster, "
+            "then RAY_ADDRESS; without one the review runs here). Needs the cluster extra.",
+        ),
+    ] = None,
     no_research: Annotated[bool, typer.Option("--no-research", help="Skip research between the stages.")] = False,
     no_dropout: Annotated[bool, typer.Option("--no-dropout", help="Never drop redundant Stage 2 agents.")] = False,
     diff: Annotated[str | None, typer.Option("--diff", metavar="REF", help="Review the changes since a git ref.")] = (
@@ -166,6 +175,7 @@ def review_command(
         output_dir=output_dir,
         timeout_s=timeout,
         max_concurrency=max_concurrency,
+        cluster=cluster,
         research=not no_research,
         dropout=not no_dropout,
         diff_ref=diff,

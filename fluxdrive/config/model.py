@@ -121,6 +121,40 @@ class DispatchConfig(_Section):
     backoff_max_s: float = Field(60, gt=0, description="largest backoff window")
     backoff_factor: float = Field(2, ge=1, description="backoff window growth per attempt")
     min_concurrency: int = Field(1, ge=1, description="floor of the concurrency cap under rate limiting")
+    backend: Literal["local", "ray"] = Field(
+        "local", description="where agents run: local (asyncio in this process) or ray (one Ray task per agent)"
+    )
+    cluster: str | None = Field(
+        None, description="Ray address for backend=ray: auto, HOST:PORT or ray://HOST:10001 (else RAY_ADDRESS)"
+    )
+    agent_cpus: float = Field(1, gt=0, le=64, description="CPUs a Ray task of an offline agent declares")
+    remote_agent_cpus: float = Field(
+        0.25, gt=0, le=64, description="CPUs a Ray task of a network-bound agent (llm) declares"
+    )
+    forward_env: list[str] = Field(
+        default_factory=list,
+        description="environment variables whose values Ray agent tasks get (e.g. OPENAI_BASE_URL); "
+        "prefer setting provider keys on the nodes themselves",
+    )
+    shard_min_lines: int = Field(
+        20_000, ge=1, description="on a cluster, inputs of at least this many lines are analyzed in shards"
+    )
+    rate_limit_url: str | None = Field(
+        None,
+        description="redis://... shared by every machine of a fleet: one AIMD concurrency cap and 429 backoff "
+        "per provider key instead of one per process",
+    )
+
+
+class ChannelConfig(_Section):
+    """Where the peer-findings channel lives (section 10): the run's file, or a Redis stream across machines."""
+
+    url: str | None = Field(
+        None,
+        description="redis://HOST:PORT/DB: agents share findings through a Redis stream per run (mirrored to "
+        "peer-findings.jsonl at the end); unset: the local file only",
+    )
+    maxlen: int = Field(100_000, ge=1_000, description="entries a run's stream keeps (XADD MAXLEN ~)")
 
 
 class ResearchConfig(_Section):
@@ -378,6 +412,7 @@ class Config(_Section):
     selection: SelectionConfig = Field(default_factory=SelectionConfig)
     slicing: SlicingConfig = Field(default_factory=SlicingConfig)
     dispatch: DispatchConfig = Field(default_factory=DispatchConfig)
+    channel: ChannelConfig = Field(default_factory=ChannelConfig)
     research: ResearchConfig = Field(default_factory=ResearchConfig)
     dropout: DropoutConfig = Field(default_factory=DropoutConfig)
     expansion: ExpansionConfig = Field(default_factory=ExpansionConfig)

@@ -172,6 +172,7 @@ class RunManifest(_Model):
     files: FilesRecord = Field(default_factory=FilesRecord)
     phases: dict[str, float] = Field(default_factory=dict)  # seconds per phase: triage, stage1, ..., total
     notes: list[str] = Field(default_factory=list)  # what the run said once, with the verdict
+    placement: list[str] = Field(default_factory=list)  # where agents and analysis ran (a Ray cluster's nodes)
 
     @property
     def launched(self) -> list[str]:

@@ -73,6 +73,7 @@ class ReviewOptions:
     output_dir: Path | None = None
     timeout_s: float | None = None
     max_concurrency: int | None = None
+    cluster: str | None = None  # a Ray address: agents and analysis shards run on that cluster
     research: bool = True
     dropout: bool = True
     diff_ref: str | None = None
@@ -130,6 +131,7 @@ def _config(options: ReviewOptions, root: Path) -> Config:
         dispatch |= {"timeout_local_s": options.timeout_s, "timeout_remote_s": options.timeout_s}
     if options.max_concurrency is not None:
         dispatch["max_concurrency"] = options.max_concurrency
+    dispatch |= _backend(options.cluster, config)
     update: dict[str, Any] = {}
     if dispatch:
         update["dispatch"] = config.dispatch.model_copy(update=dispatch)
@@ -140,10 +142,31 @@ def _config(options: ReviewOptions, root: Path) -> Config:
     return config.model_copy(update=update) if update else config
 
 
-def _runtimes(options: ReviewOptions) -> RuntimePool:
+def _backend(flag: str | None, config: Config) -> dict[str, Any]:
+    """``--cluster`` (or config/``RAY_ADDRESS`` with ``dispatch.backend = "ray"``): the resolved Ray address."""
+    from fluxdrive.scale.ray_session import cluster_address
+
+    wanted = flag is not None or config.dispatch.backend == "ray"
+    if not wanted:
+        return {}
+    address = cluster_address(flag, config.dispatch.cluster)
+    if address is None:
+        raise UsageError(
+            'dispatch.backend = "ray" needs a cluster address',
+            hint="pass --cluster ADDRESS, set dispatch.cluster, or export RAY_ADDRESS",
+        )
+    return {"backend": "ray", "cluster": address}
+
+
+def _runtimes(options: ReviewOptions, config: Config) -> RuntimePool:
     if isinstance(options.runtime, str):
         runtime_class(options.runtime)  # an unknown name fails now, with a suggestion
-    return RuntimePool(options.runtime, options.model)
+    backend = None
+    if config.dispatch.backend == "ray" and config.dispatch.cluster:
+        from fluxdrive.scale.ray_backend import RayBackend
+
+        backend = RayBackend.connect(config)  # an unreachable cluster fails now: one line, exit 2
+    return RuntimePool(options.runtime, options.model, backend=backend)
 
 
 def _fingerprint(root: Path, files: Sequence[str]) -> str:
@@ -176,7 +199,7 @@ def run_review(target: str | Path | Sequence[str | Path] | None, options: Review
         project=options.project,
     )
     config = _config(options, Path(resolved.root))
-    pool = _runtimes(options)
+    pool = _runtimes(options, config)
     pool.preflight(config, Path(resolved.root))  # the common case fails before anything is written
     if options.llm_triage:
         require_llm_extra()
@@ -204,7 +227,7 @@ def run_review(target: str | Path | Sequence[str | Path] | None, options: Review
             model_calls=planned.model_calls,
             notes=[*record.notes, *planned.notes, *launcher.content.notes],  # said once, with the verdict
         )
-        manifest = build_manifest(launcher, facts)
+        manifest = build_manifest(launcher, facts).model_copy(update={"placement": record.placement})
         synthesis, files, manifest = _synthesize(
             launcher, manifest, interrupted=interrupted, began=began, baseline=baseline
         )
@@ -307,6 +330,7 @@ def _synthesize(
 
         synthesis = synthesize(output_dir, launcher.config)
         synthesis.notes.extend(manifest.notes)
+        synthesis.info.extend(manifest.placement)
         if not interrupted:
             _learn(launcher, synthesis)
         if baseline is not None:  # learning saw every finding; the reports and the verdict see the new ones

@@ -16,10 +16,24 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import Config
 from fluxdrive.runtimes import Runtime, runtime_class
+
+
+class DispatchBackend(Protocol):
+    """Where agents execute. The local backend is no backend at all (None): each runtime runs in this process.
+
+    A backend wraps each runtime instance once; the wrapper is itself a
+    :class:`Runtime`, so the dispatcher, the guard (timeouts, retries,
+    stubs) and the completion contract work unchanged whatever the backend.
+    """
+
+    def wrap(self, runtime: Runtime, model: str | None) -> Runtime:
+        """The runtime the dispatcher should call for ``runtime``'s agents (``model``: what it was created with)."""
+        ...
 
 
 @dataclass
@@ -28,6 +42,7 @@ class RuntimePool:
 
     default: str | Runtime = "static"
     model: str | None = None
+    backend: DispatchBackend | None = None
     _made: dict[str, Runtime] = field(default_factory=dict)
 
     def name_for(self, agent: AgentDefinition, config: Config) -> str:
@@ -43,9 +58,10 @@ class RuntimePool:
         """The review's instance of runtime ``name``."""
         if name not in self._made:
             if isinstance(self.default, Runtime) and self.default.name == name:
-                self._made[name] = self.default
+                made = self.default
             else:
-                self._made[name] = runtime_class(name).create(self.model)
+                made = runtime_class(name).create(self.model)
+            self._made[name] = made if self.backend is None else self.backend.wrap(made, self.model)
         return self._made[name]
 
     def for_agent(self, agent: AgentDefinition, config: Config) -> Runtime:
@@ -83,3 +99,7 @@ class RuntimePool:
     def notes(self) -> list[str]:
         """What runtimes want recorded (e.g. a concurrency cap lowered by rate limiting)."""
         return [note for runtime in self._made.values() for note in runtime.notes()]
+
+    def placement(self) -> list[str]:
+        """Where the runtimes' work ran (a cluster's nodes), for run.json."""
+        return [line for runtime in self._made.values() for line in runtime.placement()]

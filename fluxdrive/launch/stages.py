@@ -84,6 +84,7 @@ class LaunchRecord:
     results: dict[str, AgentResult] = field(default_factory=dict)
     launched: dict[str, int] = field(default_factory=dict)  # agent -> the stage it was dispatched in
     notes: list[str] = field(default_factory=list)
+    placement: list[str] = field(default_factory=list)  # where agents and analysis ran (a cluster)
 
     @property
     def chosen(self) -> tuple[str, ...]:
@@ -137,6 +138,7 @@ class Launcher:
                 record.stage2 = await self._stage(2, chosen, monitor)
         await self.deps.runtimes.aclose()
         record.notes.extend(self.deps.runtimes.notes())
+        record.placement.extend(self.deps.runtimes.placement())
         return record
 
     # ---------------------------------------------------------------- stages

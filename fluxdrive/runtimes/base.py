@@ -179,3 +179,8 @@ class Runtime(abc.ABC):
     def notes(self) -> list[str]:
         """What the run record should say about this runtime (e.g. a concurrency cap lowered by rate limiting)."""
         return []
+
+    def placement(self) -> list[str]:
+        """Where this runtime's work ran, when that is worth recording (a cluster's nodes): information for
+        run.json and the console, not a warning about the verdict (so findings.json does not depend on it)."""
+        return []

@@ -25,7 +25,7 @@ from fluxdrive.runtimes.static.analyzers import (
 )
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
 from fluxdrive.runtimes.static.ownership import ANALYZER_ORDER, Ownership
-from fluxdrive.runtimes.static.parallel import run_per_file
+from fluxdrive.runtimes.static.parallel import ChunkMapper, run_per_file
 from fluxdrive.runtimes.static.source import load_sources, review_scope
 
 PER_FILE = ("secrets", "patterns", "lizard", "checks")
@@ -42,8 +42,15 @@ ANALYZERS: dict[str, Callable[[AnalyzerContext], AnalyzerOutput]] = {
 class Analysis:
     """Lazily computed analyzer outputs for one content."""
 
-    def __init__(self, content: ReviewContent, settings: StaticConfig, ownership: Ownership) -> None:
+    def __init__(
+        self,
+        content: ReviewContent,
+        settings: StaticConfig,
+        ownership: Ownership,
+        mapper: ChunkMapper | None = None,
+    ) -> None:
         self.content = content
+        self.mapper = mapper  # where the per-file pass runs on a cluster (None: this machine)
         self.settings = settings
         self.ownership = ownership
         self.load_seconds = 0.0
@@ -98,7 +105,7 @@ class Analysis:
             per_file = [name for name in missing if name in PER_FILE]
             if per_file:
                 started = time.monotonic()
-                self._outputs.update(run_per_file(context, per_file))
+                self._outputs.update(run_per_file(context, per_file, mapper=self.mapper))
                 self.pass_seconds += time.monotonic() - started
             if "architecture" in missing:
                 self._store("architecture", context)

@@ -9,6 +9,11 @@ Each chunk also sends back the outline (imports, function spans) of every
 file it parsed, so the import graph and the grouping of findings by function
 never parse a file a second time in the parent.
 Small inputs stay in-process: a worker's start-up would cost more than it saves.
+
+A :class:`ChunkMapper` replaces the local process pool when the review runs
+on a cluster (``fluxdrive.scale.shards``): the same chunks, the same
+``analyze_chunk``, the same merge - only where the chunks run changes, so a
+cluster run's findings are byte for byte the local run's.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from fluxdrive._lifeline import die_with_parent
 from fluxdrive.config.model import StaticConfig
@@ -37,6 +43,26 @@ class ChunkResult:
     outputs: tuple[AnalyzerOutput, ...]
     secrets: tuple[tuple[str, int, str], ...]
     outlines: dict[str, Outline | None]
+
+
+ChunkJob = tuple[str, Sequence[Source], Sequence[str], StaticConfig, Sequence[str]]  # analyze_chunk's arguments
+
+
+class ChunkMapper(Protocol):
+    """Runs chunk jobs somewhere else (a cluster) and returns their results in job order."""
+
+    @property
+    def min_lines(self) -> int:
+        """Inputs smaller than this stay on this machine."""
+        ...
+
+    def shard_count(self) -> int:
+        """How many chunks to cut the sources into."""
+        ...
+
+    def map(self, jobs: Sequence[ChunkJob]) -> list[ChunkResult]:
+        """``analyze_chunk(*job)`` for every job, results in job order."""
+        ...
 
 
 def _chunks(sources: Sequence[Source], count: int) -> list[list[Source]]:
@@ -83,13 +109,17 @@ def _merge(name: str, parts: Sequence[AnalyzerOutput]) -> AnalyzerOutput:
 
 
 def run_per_file(
-    context: AnalyzerContext, names: Sequence[str], workers: int | None = None
+    context: AnalyzerContext, names: Sequence[str], workers: int | None = None, mapper: ChunkMapper | None = None
 ) -> dict[str, AnalyzerOutput]:
     """The merged outputs of the per-file analyzers ``names`` over every source."""
     sources = list(context.sources)
     count = workers if workers is not None else min(os.cpu_count() or 1, MAX_WORKERS)
     small = workers is None and context.loaded.lines < PARALLEL_MIN_LINES
-    if count <= 1 or small or len(sources) < 2:
+    if mapper is not None and context.loaded.lines >= mapper.min_lines and len(sources) >= 2:
+        chunks = _chunks(sources, mapper.shard_count())
+        args = (str(context.root), names, context.settings, context.ruff_select)
+        results = mapper.map([(args[0], chunk, *args[1:]) for chunk in chunks])
+    elif count <= 1 or small or len(sources) < 2:
         results = [analyze_chunk(str(context.root), sources, names, context.settings, context.ruff_select)]
     else:
         chunks = _chunks(sources, count)

@@ -34,6 +34,7 @@ from fluxdrive.runtimes.static.compose import (
     summarize,
 )
 from fluxdrive.runtimes.static.ownership import Ownership
+from fluxdrive.runtimes.static.parallel import ChunkMapper
 
 SEVERITY_TO_CHANNEL = {"P0": "blocking", "P1": "notable"}
 
@@ -49,9 +50,19 @@ class StaticRuntime(Runtime):
     def __init__(self) -> None:
         self._analyses: dict[tuple[object, ...], Analysis] = {}
         self._lock = threading.Lock()
+        # Where the per-file pass runs when not on this machine: a cluster backend sets it (fluxdrive.scale).
+        # Why not ship the agents themselves: they all read the one shared analysis, and an agent's own work
+        # once that exists takes milliseconds; what is worth distributing is the analysis.
+        self.shards: ChunkMapper | None = None
 
     def provenance(self, task: AgentTask) -> Provenance:
         return Provenance("static", "static", f"fluxdrive-static-{__version__}")
+
+    def placement(self) -> list[str]:
+        """Where the analysis ran, when it ran on a cluster."""
+        note = getattr(self.shards, "note", None)
+        placed = note() if callable(note) else None
+        return [placed] if isinstance(placed, str) else []
 
     def analysis_for(self, task: AgentTask) -> Analysis:
         """The shared analysis of the task's content (created on first use)."""
@@ -66,7 +77,8 @@ class StaticRuntime(Runtime):
         with self._lock:
             if key not in self._analyses:
                 roster = load_roster(content.root)
-                self._analyses[key] = Analysis(content, task.config.static, Ownership.from_agents(roster))
+                ownership = Ownership.from_agents(roster)
+                self._analyses[key] = Analysis(content, task.config.static, ownership, self.shards)
             return self._analyses[key]
 
     async def run(self, task: AgentTask) -> AgentResult:
