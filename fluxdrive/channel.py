@@ -13,6 +13,12 @@ line is kept under ``PIPE_BUF`` (4096 bytes), so concurrent writers never
 interleave inside a line. Readers skip anything that is not a complete, valid
 object - a torn trailing line is normal while agents are still writing - and
 report how many lines they skipped.
+
+Across machines (config ``channel.url``), the run's channel is a Redis
+stream: a marker next to the file binds it, and :func:`append_finding` and
+:func:`read` use the stream instead, with the same lines and the same
+validation; a Redis outage falls back to this file (see
+:mod:`fluxdrive.channel_stream`).
 """
 
 from __future__ import annotations
@@ -207,6 +213,11 @@ def append_finding(path: Path, finding: PeerFinding, *, max_bytes: int = PIPE_BU
     path = Path(path)
     _check_target(path)
     line, written, notes = fit_line(finding, min(max_bytes, PIPE_BUF))
+    from fluxdrive import channel_stream  # late: it builds on this module
+
+    binding = channel_stream.binding_for(path)
+    if binding is not None and channel_stream.add(binding, line):
+        return AppendResult(written, tuple(notes))
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
     except OSError as exc:
@@ -301,10 +312,17 @@ def read(
     if severity not in SEVERITY_FILTERS:
         raise ChannelError(f"unknown severity filter {severity!r}", hint="use blocking, notable or all")
     path = Path(path)
-    if not path.exists():
+    from fluxdrive import channel_stream  # late: it builds on this module
+
+    binding = channel_stream.binding_for(path)
+    if not path.exists() and binding is None:
         return ChannelRead(())
-    require_file(path, "channel file")
-    data = read_regular(path, "channel file", limit=MAX_CHANNEL_BYTES)
+    data = b""
+    if path.exists():
+        require_file(path, "channel file")
+        data = read_regular(path, "channel file", limit=MAX_CHANNEL_BYTES)
+    if binding is not None:  # the stream, and what went to the file while Redis was away
+        data = channel_stream.merged(channel_stream.stream_lines(binding)[0], data)
     result = parse_lines(data)
     if not result.findings and result.skipped and _not_text(data):
         raise InputError(f"channel file is not UTF-8 text: {path}", hint="pass a peer-findings.jsonl file")

@@ -213,19 +213,22 @@ def run_review(target: str | Path | Sequence[str | Path] | None, options: Review
             progress.close()
             return ReviewRun(None, output_dir, triage=result, approved=False)
         _prepare(output_dir, resolved, result, progress)
+        channel_notes = _bind_channel(output_dir, config)
         plan = make_plan(result, resolved, config, output_dir)
         knowledge = ReviewKnowledge(Path(resolved.root), config, result.profile, result.domains)
         deps = ReviewDeps(pool, progress, knowledge, options.ask, options.say)
         launcher = Launcher(result, resolved, config, plan, deps, output_dir)
         triage_seconds = round(time.monotonic() - began, 3)
         record, interrupted, started_at = _launch(launcher, mode, progress)
+        channel_notes += _mirror_channel(output_dir, config)
         facts = RunFacts(
             run_id=hashlib.sha256(f"{output_dir}:{utc_timestamp()}:{os.getpid()}".encode()).hexdigest()[:12],
             started_at=started_at,
             interrupted=interrupted,
             phases={"triage": triage_seconds, **record.phases()},
             model_calls=planned.model_calls,
-            notes=[*record.notes, *planned.notes, *launcher.content.notes],  # said once, with the verdict
+            # said once, with the verdict
+            notes=[*record.notes, *planned.notes, *launcher.content.notes, *channel_notes],
         )
         manifest = build_manifest(launcher, facts).model_copy(update={"placement": record.placement})
         synthesis, files, manifest = _synthesize(
@@ -295,6 +298,31 @@ def _prepare(output_dir: Path, target: Target, result: Triage, progress: Progres
             "triage selected no agent for this input",
             hint="nothing in it matches any agent's concerns; pass --agents to choose reviewers",
         )
+
+
+def _bind_channel(output_dir: Path, config: Config) -> list[str]:
+    """``channel.url``: the run's peer channel in a Redis stream; unreachable Redis is a note, not a failure."""
+    if not config.channel.url:
+        return []
+    from fluxdrive import channel_stream
+
+    try:
+        channel_stream.bind(output_dir, config.channel.url, maxlen=config.channel.maxlen)
+    except FluxdriveError as exc:
+        return [f"{exc.message}: the agents share findings through the local file"]
+    return []
+
+
+def _mirror_channel(output_dir: Path, config: Config) -> list[str]:
+    """The stream's findings into peer-findings.jsonl, where synthesis and every reader find them."""
+    if not config.channel.url:
+        return []
+    from fluxdrive import channel_stream
+
+    try:
+        return channel_stream.mirror(output_dir)
+    except (OSError, FluxdriveError) as exc:
+        return [f"the peer channel could not be mirrored to peer-findings.jsonl: {exc}"]
 
 
 def _launch(launcher: Launcher, mode: ExpandChoice, progress: Progress) -> tuple[LaunchRecord, bool, str]:

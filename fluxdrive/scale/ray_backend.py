@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fluxdrive import channel, channel_stream
 from fluxdrive.config.model import Config
 from fluxdrive.contracts import output_path, write_agent_output
 from fluxdrive.runtimes import AgentResult, AgentTask, Provenance, Runtime, runtime_class
@@ -48,7 +49,7 @@ from fluxdrive.runtimes.static.runtime import StaticRuntime
 from fluxdrive.scale import bundle, ray_session
 from fluxdrive.scale.shards import RayShards
 
-STREAM_MARKER = "peer-findings.stream.json"  # fluxdrive.channel_stream's binding, next to the channel file
+STREAM_MARKER = channel_stream.MARKER  # the run's Redis binding, next to the channel file
 # Exceptions that mean the node or the worker process went away, not that the agent failed.
 NODE_FAILURES = (
     "NodeDiedError",
@@ -82,6 +83,7 @@ class RemoteOutcome:
     notes: tuple[str, ...]
     node: str
     shipped: bool
+    local_channel: bytes = b""  # what the agent wrote to its node's channel file (Redis unreachable from there)
 
 
 def run_remote(job: RemoteTask) -> RemoteOutcome:
@@ -111,7 +113,9 @@ def run_remote(job: RemoteTask) -> RemoteOutcome:
         result = asyncio.run(run())
         report = output_path(output_dir, task.agent.name)
         text = report.read_text(encoding="utf-8") if report.is_file() else None
-        return RemoteOutcome(text, result, tuple(runtime.notes()), ray_session.node_id(), shipped)
+        scratch_channel = output_dir / job.task.channel_path.name
+        kept = scratch_channel.read_bytes() if channel_path == scratch_channel and scratch_channel.is_file() else b""
+        return RemoteOutcome(text, result, tuple(runtime.notes()), ray_session.node_id(), shipped, kept)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -183,6 +187,8 @@ class RayRuntime(Runtime):
         self._nodes.add(outcome.node)
         self._notes.extend(outcome.notes)
         self._shipped = self._shipped or outcome.shipped
+        for finding in channel.parse_lines(outcome.local_channel).findings:  # not lost with the node's scratch
+            channel.append_finding(task.channel_path, finding)
         final = output_path(task.output_dir, task.agent.name)
         if outcome.report is not None:
             write_agent_output(task.output_dir, task.agent.name, outcome.report)
