@@ -28,7 +28,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -89,11 +89,11 @@ class RedisServer:
 
 
 @contextlib.contextmanager
-def redis_server(directory: Path) -> Iterator[RedisServer]:
-    """Start redis-server on a free loopback port; end it by pid afterwards."""
-    port = free_port()
+def redis_server(directory: Path, *, port: int | None = None, args: Sequence[str] = ()) -> Iterator[RedisServer]:
+    """Start redis-server on a free (or the given) loopback port, with extra ``args``; end it by pid afterwards."""
+    port = free_port() if port is None else port
     command = [REDIS_SERVER, "--bind", LOOPBACK, "--port", str(port), "--save", "", "--appendonly", "no"]
-    command += ["--dir", str(directory), "--protected-mode", "yes"]
+    command += ["--dir", str(directory), "--protected-mode", "yes", *args]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         _wait_for_port(port, process, 20, "redis-server")
