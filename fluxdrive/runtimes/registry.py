@@ -45,6 +45,7 @@ def register(cls: type[Runtime]) -> type[Runtime]:
         raise TypeError(f"{cls.__qualname__}: offline and remote must be booleans")
     if cls.needs_key and not cls.key_env_var:
         raise TypeError(f"{cls.__qualname__} needs a key but names no key_env_var")
+    _load_entry_points()  # the built-ins first: a plugin registered early must not take "static"
     existing = _registry.get(name)
     if existing is not None and existing is not cls:
         raise TypeError(f"runtime name {name!r} is taken by {existing.__qualname__}")

@@ -27,12 +27,13 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import httpx2
 
 if TYPE_CHECKING:
     from fluxdrive.config.model import Config
+    from fluxdrive.runtimes.llm.models import ModelSpec
 
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 _ERRNO_REASONS = {
@@ -47,6 +48,26 @@ RETRY_LISTENER: ContextVar[Callable[[str], None] | None] = ContextVar("fluxdrive
 
 class EndpointUnreachable(httpx2.TransportError):
     """The provider could not be reached at all, even after the retries."""
+
+
+class Limiter(Protocol):
+    """What the transport needs of a limiter: this process's (:class:`AdaptiveLimiter`) or a fleet's
+    (:class:`~fluxdrive.runtimes.llm.shared_limit.SharedLimiter`)."""
+
+    cap: int
+    events: list[str]
+
+    def slot(self) -> contextlib.AbstractAsyncContextManager[None]:
+        """Hold a slot while one request is in flight."""
+        ...
+
+    def record(self, status: int | None) -> None:
+        """Note one answer's status (None: no answer)."""
+        ...
+
+    def pause(self, seconds: float) -> None:
+        """A rate-limited answer asked to wait ``seconds`` before the next request."""
+        ...
 
 
 @dataclass
@@ -95,6 +116,10 @@ class AdaptiveLimiter:
             self._streak = 0
             self.events.append(f"sustained rate limiting: concurrency cap lowered to {self.cap}")
 
+    def pause(self, seconds: float) -> None:
+        """Nothing to share: the retrying request waits by itself."""
+        return None
+
 
 def retry_after(response: httpx2.Response) -> float | None:
     """Seconds the provider asked to wait (``Retry-After`` as seconds or an HTTP date, or ``retry-after-ms``)."""
@@ -131,7 +156,7 @@ class BackoffTransport(httpx2.AsyncBaseTransport):
         self,
         inner: httpx2.AsyncBaseTransport,
         *,
-        limiter: AdaptiveLimiter,
+        limiter: Limiter,
         retries: int,
         backoff: Backoff,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
@@ -173,6 +198,8 @@ class BackoffTransport(httpx2.AsyncBaseTransport):
                 await response.aclose()
             self.retried += 1
             wait = min(wait, self.backoff.maximum)
+            if response is not None and response.status_code == 429:
+                self.limiter.pause(wait)  # a fleet's shared limiter makes every process wait, not just this one
             listener = RETRY_LISTENER.get()
             if listener is not None:
                 with contextlib.suppress(Exception):  # a progress line must never fail a request
@@ -207,12 +234,25 @@ def _reason(response: httpx2.Response | None, failure: Exception | None) -> str:
     return "cannot connect" if isinstance(failure, httpx2.ConnectError) else type(failure).__name__
 
 
-def limiter_for(config: Config) -> AdaptiveLimiter:
-    """The adaptive cap configured for a run: ``dispatch.max_concurrency``, floor, ``llm.halve_after_429``."""
-    return AdaptiveLimiter(config.dispatch.max_concurrency, config.dispatch.min_concurrency, config.llm.halve_after_429)
+def limiter_for(config: Config, spec: ModelSpec | None = None) -> Limiter:
+    """The adaptive cap configured for a run: ``dispatch.max_concurrency``, floor, ``llm.halve_after_429``;
+    shared by a fleet (``dispatch.rate_limit_url``) per provider key when ``spec`` says which key."""
+    dispatch = config.dispatch
+    if dispatch.rate_limit_url and spec is not None:
+        from fluxdrive.runtimes.llm.shared_limit import SharedLimiter, identity_key
+
+        return SharedLimiter(
+            dispatch.rate_limit_url,
+            identity_key(spec.provider, spec.base_url, spec.key),
+            dispatch.max_concurrency,
+            dispatch.min_concurrency,
+            config.llm.halve_after_429,
+            lease_s=config.llm.request_timeout_s + 60,
+        )
+    return AdaptiveLimiter(dispatch.max_concurrency, dispatch.min_concurrency, config.llm.halve_after_429)
 
 
-def client_for(config: Config, limiter: AdaptiveLimiter) -> tuple[httpx2.AsyncClient, BackoffTransport]:
+def client_for(config: Config, limiter: Limiter) -> tuple[httpx2.AsyncClient, BackoffTransport]:
     """An HTTP client whose every request goes through the configured retries, backoff and ``limiter``."""
     dispatch = config.dispatch
     transport = BackoffTransport(

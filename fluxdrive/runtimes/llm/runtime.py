@@ -29,9 +29,9 @@ from fluxdrive.errors import UsageError
 from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Provenance, Runtime, Usage
 from fluxdrive.runtimes.llm.backoff import (
     RETRY_LISTENER,
-    AdaptiveLimiter,
     BackoffTransport,
     EndpointUnreachable,
+    Limiter,
     client_for,
     limiter_for,
 )
@@ -81,7 +81,8 @@ class LlmRuntime(Runtime):
     def __init__(self, model: str | None = None, *, model_factory: ModelFactory | None = None) -> None:
         self.default_model = model
         self.model_factory = model_factory or build_model
-        self.limiter: AdaptiveLimiter | None = None
+        self.limiter: Limiter | None = None  # this process's cap, shared by every model of the review
+        self._fleet: dict[str, Limiter] = {}  # with dispatch.rate_limit_url: one per provider key, fleet-wide
         self._models: dict[str, tuple[ModelSpec, Model]] = {}
         self._clients: list[httpx2.AsyncClient] = []
         self._transports: list[BackoffTransport] = []
@@ -129,14 +130,23 @@ class LlmRuntime(Runtime):
         name = self.model_name(task)
         if name not in self._models:
             config = task.config
-            if self.limiter is None:
-                self.limiter = limiter_for(config)
             spec = parse_model(name)
-            client, transport = client_for(config, self.limiter)
+            client, transport = client_for(config, self._limiter(config, spec))
             self._clients.append(client)
             self._transports.append(transport)
             self._models[name] = (spec, self.model_factory(spec, client))
         return self._models[name]
+
+    def _limiter(self, config: Config, spec: ModelSpec) -> Limiter:
+        """The process's limiter, or the fleet's for this provider key (``dispatch.rate_limit_url``)."""
+        if config.dispatch.rate_limit_url:
+            identity = f"{spec.provider}\0{spec.base_url}\0{spec.key}"
+            if identity not in self._fleet:
+                self._fleet[identity] = limiter_for(config, spec)
+            return self._fleet[identity]
+        if self.limiter is None:
+            self.limiter = limiter_for(config)
+        return self.limiter
 
     def provenance(self, task: AgentTask) -> Provenance:
         try:
@@ -240,7 +250,8 @@ class LlmRuntime(Runtime):
 
     def notes(self) -> list[str]:
         """What rate limiting did to the concurrency cap."""
-        return list(self.limiter.events) if self.limiter is not None else []
+        limiters = [*([self.limiter] if self.limiter is not None else []), *self._fleet.values()]
+        return [event for limiter in limiters for event in limiter.events]
 
     @property
     def retried_requests(self) -> int:
