@@ -73,11 +73,10 @@ def review(root: Path, out: Path, env: dict[str, str], *extra: str) -> float:
 
 
 def untimed(path: Path) -> str:
-    """findings.json without timestamps and the timeline's acknowledgement events (timing-dependent)."""
+    """findings.json without timestamps and the timeline's events (who acknowledged whom depends on timing)."""
     data = json.loads(path.read_text())
-    data["timeline"]["events"] = sorted(
-        (e for e in data["timeline"]["events"] if e["kind"] != "adjustment"), key=json.dumps
-    )
+    entries = [{k: v for k, v in e.items() if k != "timestamp"} for e in data["timeline"]["entries"]]
+    data["timeline"] = sorted(entries, key=lambda e: json.dumps(e, sort_keys=True))
     return re.sub(r'"\d{4}-\d\d-\d\dT[\d:.]+Z"', '"<time>"', json.dumps(data, sort_keys=True))
 
 

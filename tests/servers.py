@@ -139,7 +139,10 @@ class RayCluster:
     def end(self) -> None:
         """End every node by its pid (workers first, then the head)."""
         for process in reversed(self.nodes):
-            _end(process)
+            _end(process, grace_s=RAY_GRACE_S)
+
+
+RAY_GRACE_S = 5  # ``ray start --block`` may take 15 s and more to stop its daemons; its group is ours to kill
 
 
 def _ray_env(token: str) -> dict[str, str]:
@@ -167,3 +170,40 @@ def ray_cluster(temp_dir: Path, *, head_cpus: int = 1) -> Iterator[RayCluster]:
         yield cluster
     finally:
         cluster.end()
+
+
+def descendants(root: int) -> set[int]:
+    """Every live process below ``root`` (read from /proc), and root itself."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = set(), [root]
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found.add(pid)
+            todo.extend(children.get(pid, []))
+    return found
+
+
+def connections(pids: set[int]) -> list[str]:
+    """Established TCP connections (local and peer address) of ``pids``, from ``ss -tnp``."""
+    shown = subprocess.run(["ss", "-tnpH"], capture_output=True, text=True, check=True).stdout
+    return [" ".join(line.split()[3:5]) for line in shown.splitlines() if any(f"pid={pid}," in line for pid in pids)]
+
+
+def is_loopback(endpoint: str) -> bool:
+    host = endpoint.rsplit(":", 1)[0].strip("[]")
+    return host in ("127.0.0.1", "::1", "::ffff:127.0.0.1")
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

@@ -8,7 +8,9 @@ What is checked against the real thing, never a fake of Ray:
 - a node killed mid-run: its agent is retried on another node, and the
   review completes with every report;
 - ``fluxdrive fleet run`` reviews 20 repositories on the cluster into one table;
-- every connection the cluster's processes hold is on loopback.
+- every connection the cluster's processes hold is on loopback, a client with
+  the wrong token is refused, and once the test ends the nodes by the pids it
+  started no process of the cluster is left.
 The LLM provider is the wire-level fake (tests/fakes/llm_server.py).
 """
 
@@ -32,8 +34,16 @@ import pytest
 
 from tests.conftest import REPO, committed_copy
 from tests.fakes.llm_server import Echo, FakeProvider, Slow, Text, ToolCall
-from tests.servers import RayCluster, RedisServer, ray_cluster, redis_server
-from tests.test_cluster_servers import _connections, _descendants, _is_loopback
+from tests.servers import (
+    RayCluster,
+    RedisServer,
+    alive,
+    connections,
+    descendants,
+    is_loopback,
+    ray_cluster,
+    redis_server,
+)
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -52,6 +62,7 @@ class Servers:
 @pytest.fixture(scope="module")
 def servers() -> Iterator[Servers]:
     # A short directory: Ray's Unix sockets live under it and their paths may not exceed 107 bytes.
+    pids: set[int] = set()
     with (
         tempfile.TemporaryDirectory(prefix="fdray") as temp,
         ray_cluster(Path(temp), head_cpus=1) as cluster,
@@ -59,6 +70,8 @@ def servers() -> Iterator[Servers]:
     ):
         cluster.add_worker(num_cpus=1)
         yield Servers(cluster, redis, Path(temp))
+        pids = set().union(*(descendants(node.pid) for node in cluster.nodes))
+    assert [pid for pid in pids if alive(pid)] == []  # ended by pid: nothing of the cluster outlives the module
 
 
 def fluxdrive(
@@ -78,11 +91,12 @@ def fluxdrive(
 
 
 def _untimed(text: str) -> str:
-    """findings.json without what records time: its timestamps, and the timeline's events - which agent
-    acknowledged a peer's blocking finding depends on who finished first, in two local runs as well."""
+    """findings.json without what records timing: its timestamps, and the timeline's events and their
+    counts - which agent acknowledged (or contradicted) a peer's blocking finding depends on who finished
+    first, in two local runs as well. The peer findings themselves (the timeline's entries) must match."""
     data = json.loads(text)
-    data["timeline"]["events"] = sorted(data["timeline"]["events"], key=lambda e: json.dumps(e, sort_keys=True))
-    data["timeline"]["events"] = [e for e in data["timeline"]["events"] if e["kind"] != "adjustment"]
+    entries = [{k: v for k, v in e.items() if k != "timestamp"} for e in data["timeline"]["entries"]]
+    data["timeline"] = sorted(entries, key=lambda e: json.dumps(e, sort_keys=True))
     untimed = json.dumps(data, indent=2, ensure_ascii=False)
     return re.sub(r'"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"', '"<time>"', untimed)
 
@@ -192,10 +206,13 @@ def test_fleet_run_reviews_20_repositories_on_the_cluster_into_one_table(servers
         repo = committed_copy(FIXTURES / names[i % len(names)], tmp_path / f"repo{i:02d}")
         lines.append(repo.name)
     (tmp_path / "repos.txt").write_text("# the fleet\n" + "\n".join(lines) + "\n")
-    local = fluxdrive(servers, "fleet", "run", "repos.txt", "--max-parallel", "2", "--format", "json", cwd=tmp_path,
-                      env={"RAY_ADDRESS": ""})  # fmt: skip
-    for repo in lines:  # the cluster run writes its own runs: clear the local ones so each is checked
-        subprocess.run(["rm", "-rf", str(tmp_path / repo / "docs" / "research")], check=True)
+    # The truth: each fixture reviewed once, locally (processes, no cluster), into a separate output root.
+    (tmp_path / "truth.txt").write_text("\n".join(lines[: len(names)]) + "\n")
+    local = fluxdrive(
+        servers, "fleet", "run", "truth.txt", "--max-parallel", "2", "--format", "json",
+        "--output-root", tmp_path / "truth", cwd=tmp_path, env={"RAY_ADDRESS": ""},
+    )  # fmt: skip
+    truth = json.loads(local.stdout)["repositories"]
     on_ray = fluxdrive(
         servers, "fleet", "run", "repos.txt", "--cluster", servers.cluster.address, "--max-parallel", "2",
         cwd=tmp_path,
@@ -205,21 +222,28 @@ def test_fleet_run_reviews_20_repositories_on_the_cluster_into_one_table(servers
     assert table[0].split()[:2] == ["repository", "verdict"]
     assert [row.split()[0] for row in table[1:21]] == lines  # the list's order, whatever order they finished in
     assert table[-1].startswith("20 repositories:")
-    rows = json.loads(local.stdout)["repositories"]
-    for row, line in zip(rows, table[1:21], strict=True):
+    for index, line in enumerate(table[1:21]):
+        expected = truth[index % len(names)]
         verdict, *counts = line.split()[1:6]
-        assert verdict.rstrip("*").lower() == row["verdict"]  # the cluster's verdicts are the local ones
-        assert [int(c) for c in counts] == [row["counts"][s] for s in ("P0", "P1", "P2", "P3")]
-        output = Path(row["output_dir"])
-        assert output.parent.parent.parent.parent == Path(row["repo"])  # the run lands where its repository is
+        assert verdict.rstrip("*").lower() == expected["verdict"]  # the cluster's verdicts are the local ones
+        assert [int(c) for c in counts] == [expected["counts"][s] for s in ("P0", "P1", "P2", "P3")]
+        output = tmp_path / line.split()[-1]
+        assert output.parent.parent.parent.parent == tmp_path / lines[index]  # the run lands in its repository
         assert (output / "findings.json").is_file()
 
 
-def test_the_cluster_holds_loopback_connections_only(servers: Servers) -> None:
-    pids = set().union(*(_descendants(node.pid) for node in servers.cluster.nodes if node.poll() is None))
-    connections = _connections(pids)
-    assert connections  # the raylets and workers are connected to the head
-    assert all(_is_loopback(a) and _is_loopback(b) for a, b in (c.split() for c in connections)), connections
+def test_the_cluster_is_on_loopback_only_and_refuses_a_wrong_token(servers: Servers) -> None:
+    pids = set().union(*(descendants(node.pid) for node in servers.cluster.nodes if node.poll() is None))
+    held = connections(pids)
+    assert held  # the raylets and workers are connected to the head
+    assert all(is_loopback(a) and is_loopback(b) for a, b in (c.split() for c in held)), held
+    env = {**servers.cluster.client_env(), "RAY_AUTH_TOKEN": "not-the-token"}
+    env |= {"RAY_gcs_rpc_server_reconnect_timeout_s": "3", "RAY_gcs_server_request_timeout_seconds": "3"}
+    refused = subprocess.run(
+        [sys.executable, "-c", f"import ray; ray.init(address='{servers.cluster.address}')"],
+        env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert refused.returncode != 0
 
 
 def test_an_unreachable_cluster_is_one_line_and_exit_2(servers: Servers, tmp_path: Path) -> None:
