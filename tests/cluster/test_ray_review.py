@@ -199,6 +199,35 @@ def test_a_node_killed_mid_run_is_retried_on_another_node(servers: Servers, tmp_
     assert findings["complete"] is True
 
 
+def test_a_deadline_cancels_the_remote_agent_and_leaves_its_stub(servers: Servers, tmp_path: Path) -> None:
+    project = committed_copy(FIXTURES / "py-webapp", tmp_path / "shop")
+    with FakeProvider(default=Slow(120, Text(CLEAN))) as fake:
+        env = {"OPENAI_BASE_URL": fake.base_url_openai, "OPENAI_API_KEY": f"sk-test-{uuid.uuid4().hex}"}
+        started = time.monotonic()
+        done = fluxdrive(
+            servers, "review", "shop", "--yes", "--runtime", "llm", "--model", "openai:gpt-4o", "--agents", "safety",
+            "--timeout", "4", "--cluster", servers.cluster.address, "--output-dir", tmp_path / "run",
+            "--set", FORWARD, "--set", "dispatch.retries=0", cwd=project, env=env,
+        )  # fmt: skip
+        took = time.monotonic() - started
+    assert took < 60  # the driver did not wait for the 120 s answer
+    assert done.returncode == 3 and "INCOMPLETE" in done.stdout, done.stdout + done.stderr  # no verdict, never SAFE
+    assert "timed out after 4 s" in (tmp_path / "run" / "fd-safety.md").read_text()
+    # The cancelled task gave its CPU back: two one-CPU tasks at once still run side by side on both nodes.
+    both = (
+        "import ray, time\n"
+        f"ray.init(address='{servers.cluster.address}', log_to_driver=False)\n"
+        "def where():\n    time.sleep(2)\n    return ray.get_runtime_context().get_node_id()\n"
+        "task = ray.remote(num_cpus=1)(where)\n"
+        "print(len(set(ray.get([task.remote(), task.remote()], timeout=60))))\n"
+    )
+    probe = subprocess.run(
+        [sys.executable, "-c", both], env=servers.cluster.client_env(), capture_output=True, text=True, timeout=120,
+        check=False,
+    )  # fmt: skip
+    assert probe.stdout.strip() == "2", probe.stderr[-1500:]
+
+
 def test_fleet_run_reviews_20_repositories_on_the_cluster_into_one_table(servers: Servers, tmp_path: Path) -> None:
     names = sorted(p.name for p in FIXTURES.iterdir())
     lines = []
