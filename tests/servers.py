@@ -155,18 +155,23 @@ def _start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Pop
 
 
 @contextlib.contextmanager
-def ray_cluster(temp_dir: Path, *, head_cpus: int = 1) -> Iterator[RayCluster]:
-    """Start a Ray head on loopback with token authentication; end every node it gained by pid."""
+def ray_cluster(temp_dir: Path, *, head_cpus: int = 1, client_port: int | None = None) -> Iterator[RayCluster]:
+    """Start a Ray head on loopback with token authentication (and a Ray Client server on ``client_port``);
+    end every node it gained by pid."""
     ray = Path(sys.executable).with_name("ray")
     cluster = RayCluster(free_port(), secrets.token_hex(16), temp_dir)
     command = [str(ray), "start", "--head", "--node-ip-address", LOOPBACK, "--port", str(cluster.port)]
     command += ["--num-cpus", str(head_cpus), "--include-dashboard", "false", "--disable-usage-stats"]
+    if client_port is not None:
+        command += ["--ray-client-server-port", str(client_port)]
     command += ["--temp-dir", str(temp_dir / "ray"), "--block"]
     env = {**os.environ, **_ray_env(cluster.token), "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
     head = _start(command, env, temp_dir / "head.log")
     cluster.nodes.append(head)
     try:
         _wait_for_port(cluster.port, head, 60, "the Ray head")
+        if client_port is not None:
+            _wait_for_port(client_port, head, 60, "the Ray Client server")
         yield cluster
     finally:
         cluster.end()

@@ -40,6 +40,7 @@ from tests.servers import (
     alive,
     connections,
     descendants,
+    free_port,
     is_loopback,
     ray_cluster,
     redis_server,
@@ -57,6 +58,7 @@ class Servers:
     cluster: RayCluster
     redis: RedisServer
     temp: Path
+    client_port: int
 
 
 @pytest.fixture(scope="module")
@@ -65,11 +67,11 @@ def servers() -> Iterator[Servers]:
     pids: set[int] = set()
     with (
         tempfile.TemporaryDirectory(prefix="fdray") as temp,
-        ray_cluster(Path(temp), head_cpus=1) as cluster,
+        ray_cluster(Path(temp), head_cpus=1, client_port=(client_port := free_port())) as cluster,
         redis_server(Path(temp)) as redis,
     ):
         cluster.add_worker(num_cpus=1)
-        yield Servers(cluster, redis, Path(temp))
+        yield Servers(cluster, redis, Path(temp), client_port)
         pids = set().union(*(descendants(node.pid) for node in cluster.nodes))
     assert [pid for pid in pids if alive(pid)] == []  # ended by pid: nothing of the cluster outlives the module
 
@@ -125,6 +127,21 @@ def test_a_static_review_on_the_cluster_writes_the_local_findings_byte_for_byte(
     assert len(placement) == 1 and re.fullmatch(
         r"static analysis: the per-file pass ran as 4 Ray tasks on [12] node\(s\)", placement[0]
     )
+
+
+def test_a_ray_client_address_reviews_the_same(servers: Servers, tmp_path: Path) -> None:
+    project = committed_copy(FIXTURES / "py-webapp", tmp_path / "shop")
+    common = ("review", "shop", "--yes", "-q", "--format", "json", "--set", "dispatch.shard_min_lines=1")
+    local = fluxdrive(servers, *common, "--output-dir", tmp_path / "local", cwd=project)
+    client = fluxdrive(
+        servers, *common, "--output-dir", tmp_path / "client", "--cluster", f"ray://127.0.0.1:{servers.client_port}",
+        cwd=project,
+    )  # fmt: skip
+    assert local.returncode == client.returncode == 1, client.stderr[-2000:]
+    local_text = _untimed((tmp_path / "local" / "findings.json").read_text())
+    assert _untimed((tmp_path / "client" / "findings.json").read_text()) == local_text
+    placement = json.loads((tmp_path / "client" / "run.json").read_text())["placement"]
+    assert len(placement) == 1 and "Ray tasks" in placement[0]
 
 
 def test_llm_agents_on_two_nodes_see_each_others_blocking_findings_through_redis(
@@ -266,6 +283,9 @@ def test_the_cluster_is_on_loopback_only_and_refuses_a_wrong_token(servers: Serv
     held = connections(pids)
     assert held  # the raylets and workers are connected to the head
     assert all(is_loopback(a) and is_loopback(b) for a, b in (c.split() for c in held)), held
+    shown = subprocess.run(["ss", "-tlnpH"], capture_output=True, text=True, check=True).stdout
+    listening = [line.split()[3] for line in shown.splitlines() if any(f"pid={pid}," in line for pid in pids)]
+    assert listening and all(is_loopback(address) for address in listening), listening  # the client server too
     env = {**servers.cluster.client_env(), "RAY_AUTH_TOKEN": "not-the-token"}
     env |= {"RAY_gcs_rpc_server_reconnect_timeout_s": "3", "RAY_gcs_server_request_timeout_seconds": "3"}
     refused = subprocess.run(
