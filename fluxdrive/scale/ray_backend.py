@@ -167,11 +167,6 @@ class RayRuntime(Runtime):
         shipped = " (the reviewed files shipped to nodes without a copy)" if self._shipped else ""
         return [f"{self.name} agents ran as Ray tasks on {len(self._nodes)} node(s){shipped}"]
 
-    @property
-    def nodes(self) -> frozenset[str]:
-        """The Ray nodes this runtime's agents ran on."""
-        return frozenset(self._nodes)
-
     async def run(self, task: AgentTask) -> AgentResult:
         job = self.backend.job(self.inner, self.model, task)
         try:
