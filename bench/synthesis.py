@@ -7,12 +7,19 @@ issue (rule 2), and issue templates recur across files of one module
 (rule 3 cross-references). Times ``synthesize()`` end to end - reading,
 parsing, dedup, convergence, verdict - and prints the 20k/10k ratio.
 
+Then the clustered case of issue 26 (item 13): one report of 1,250 / 5,000 /
+10,000 distinct findings on 30 lines of one file, their titles sharing two
+words - every finding is co-located with hundreds of others and shares a
+word with every issue of its section (it took 0.5 / 20 / 175 s when linking
+was pairwise). It should grow near-linearly.
+
 Budget (ARCHITECTURE.md): 10k findings <= 2 s, 20k <= 2.3x the 10k time.
-Run: ``make bench`` or ``.venv/bin/python bench/synthesis.py``.
+Run: ``make bench`` or ``.venv/bin/python bench/synthesis.py`` (``--clustered``: that case alone).
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
 import sys
 import tempfile
@@ -76,6 +83,33 @@ def _generate(directory: Path, total: int, seed: int = 7) -> None:
         write_agent_output(directory, agent, render_index(entries))
 
 
+def _generate_clustered(directory: Path, total: int, lines: int = 30) -> None:
+    """One agent's report: ``total`` distinct issues on ``lines`` lines of one file (titles share 2 words)."""
+    entries = []
+    for i in range(total):
+        digest = hashlib.sha256(str(i).encode()).hexdigest()
+        title = f"Unsafe {digest[:10]} flows into {digest[10:20]} via {digest[20:30]}"
+        entries.append(IndexEntry("P2", f"SF-{i + 1:05d}", "app", title, f"app/views.py:{i % lines + 1}"))
+    write_agent_output(directory, "fd-safety", render_index(entries))
+
+
+def clustered() -> dict[int, float]:
+    """Seconds to synthesize 1,250 / 5,000 / 10,000 findings on 30 lines (printed, with the 10k/5k ratio)."""
+    timings: dict[int, float] = {}
+    for total in (1_250, 5_000, 10_000):
+        with tempfile.TemporaryDirectory(prefix="fluxdrive-synth-") as tmp:
+            _generate_clustered(Path(tmp), total)
+            started = time.perf_counter()
+            result = synthesize(Path(tmp))
+            timings[total] = time.perf_counter() - started
+            print(f"{total:>7,} findings on 30 lines -> {len(result.findings):>6,} findings: {timings[total]:6.3f} s")
+    print(
+        f"clustered 10k: {timings[10_000]:.3f} s, budget {BUDGET_10K:.1f} s -> ratio {timings[10_000] / BUDGET_10K:.2f};"
+        f" 10k/5k time ratio {timings[10_000] / timings[5_000]:.2f} (linear: 2.0)"
+    )
+    return timings
+
+
 def main() -> int:
     timings: dict[int, float] = {}
     for total in (1_000, 10_000, 20_000, 100_000):
@@ -100,8 +134,12 @@ def main() -> int:
     ratio = timings[20_000] / timings[10_000]
     print(f"10k: {timings[10_000]:.3f} s, budget {BUDGET_10K:.1f} s -> ratio {timings[10_000] / BUDGET_10K:.2f}")
     print(f"20k/10k time ratio: {ratio:.2f} (budget 2.3)")
+    clustered()
     return 0
 
 
 if __name__ == "__main__":
+    if "--clustered" in sys.argv:  # the clustered case alone
+        clustered()
+        sys.exit(0)
     sys.exit(main())

@@ -7,6 +7,7 @@ is not UTF-8 always produce the same one-line message.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -62,24 +63,52 @@ def read_text(path: Path, what: str) -> str:
     return decode_utf8(read_regular(path, what, limit=MAX_TEXT_BYTES), path, what)
 
 
-def read_regular(path: Path, what: str = "file", *, limit: int | None = None) -> bytes:
-    """The bytes of ``path`` if it is a regular file; a device, FIFO or directory is one clear InputError."""
+class UnreadableFileError(InputError):
+    """A file that is not a regular file, too large, or cannot be opened; ``problem`` says which without the path."""
+
+    def __init__(self, message: str, problem: str, *, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.problem = problem
+
+
+def read_regular(path: Path, what: str = "file", *, limit: int | None = None, follow: bool = True) -> bytes:
+    """The bytes of ``path`` if it is a regular file; a device, FIFO or directory is one clear InputError.
+
+    Why open before looking: a FIFO committed where a file is expected (a
+    config, an agent definition, a source file) would block ``open()`` until
+    a writer appears - forever, in a review. Opening with ``O_NONBLOCK``
+    returns at once for any kind of file, and ``fstat`` on the descriptor
+    (not the name, which could be swapped in between) decides. ``follow=False``
+    adds ``O_NOFOLLOW``: a name that is itself a symlink is refused.
+    """
+    flags = os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0)
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(path, flags)
     except OSError as exc:
-        raise InputError(f"cannot read {what} {path}: {exc.strerror}") from None
+        if not follow and exc.errno == errno.ELOOP:
+            raise UnreadableFileError(
+                f"{what} {path} is a symlink", "is a symlink", hint="pass a regular file"
+            ) from None
+        raise UnreadableFileError(
+            f"cannot read {what} {path}: {exc.strerror}", f"cannot read: {exc.strerror}"
+        ) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-            raise InputError(f"{what} {path} is {kind}", hint="pass a regular file")
+            raise UnreadableFileError(f"{what} {path} is {kind}", f"is {kind}", hint="pass a regular file")
         if limit is not None and info.st_size > limit:
-            raise InputError(f"{what} {path} is too large ({info.st_size:,} bytes; at most {limit:,})")
+            size = f"is too large ({info.st_size:,} bytes; at most {limit:,})"
+            raise UnreadableFileError(f"{what} {path} {size}", size)
         chunks = []
         while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)
         return b"".join(chunks)
     except OSError as exc:
-        raise InputError(f"cannot read {what} {path}: {exc.strerror}") from None
+        raise UnreadableFileError(
+            f"cannot read {what} {path}: {exc.strerror}", f"cannot read: {exc.strerror}"
+        ) from None
     finally:
         os.close(fd)

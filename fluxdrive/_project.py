@@ -33,6 +33,15 @@ def project_from_option(project: Path | None) -> Path:
     return find_project_root((project or Path.cwd()).resolve())
 
 
+def project_file(root: Path, relative: str | Path, what: str) -> Path:
+    """``root/relative`` for a file fluxdrive keeps in the project (the domain cache, the last-review record),
+    refused (:class:`~fluxdrive.errors.OutsideRootError`) when a committed symlink - the file itself or a
+    directory on the way, such as ``.fluxdrive`` - would take the write outside the project."""
+    path = Path(root) / relative
+    confine(path, Path(root), what)
+    return path
+
+
 def project_directory(root: Path, relative: str, what: str) -> Path:
     """``root/relative`` for a configured directory (knowledge store, knowledge base), refused if a symlink
     (or the setting) takes it outside the project."""

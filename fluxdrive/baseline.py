@@ -68,9 +68,10 @@ from typing import Any
 from fluxdrive import __version__, _git
 from fluxdrive._atomic import atomic_write_json
 from fluxdrive._clock import utc_timestamp
-from fluxdrive._confine import read_confined
+from fluxdrive._confine import OutsideRootError, read_confined
 from fluxdrive._masking import scrub
 from fluxdrive._paths import read_regular
+from fluxdrive._project import project_file
 from fluxdrive.contracts import derive_verdict
 from fluxdrive.errors import FluxdriveError, InputError
 from fluxdrive.synthesis import Finding, Synthesis
@@ -235,8 +236,8 @@ def fingerprints(findings: Sequence[Finding], root: Path) -> list[str]:
 def shown_path(path: Path, root: Path | None = None) -> str:
     """``path`` relative to ``root`` when it lies inside it (POSIX), else as given."""
     if root is not None:
-        try:
-            return Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
+        try:  # the parent resolved, the name kept: a run's output path is a link to its latest directory
+            return (Path(path).parent.resolve() / Path(path).name).relative_to(Path(root).resolve()).as_posix()
         except (OSError, ValueError):
             pass
     return str(path)
@@ -477,7 +478,8 @@ def apply_baseline(synthesis: Synthesis, baseline: Baseline, root: Path) -> Base
         (suppressed if fingerprint in known else kept).append(finding)
     present = set(found)
     fixed = [e for e in baseline.entries if e.fingerprint not in present]
-    verdict = synthesis.verdict if synthesis.verdict == "error" else derive_verdict(f.severity for f in kept)
+    was = synthesis.findings_verdict
+    verdict = was if was == "error" else derive_verdict(f.severity for f in kept)
     shown = shown_path(baseline.path, root)
     notes = list(synthesis.notes)
     info = list(synthesis.info)
@@ -492,7 +494,7 @@ def apply_baseline(synthesis: Synthesis, baseline: Baseline, root: Path) -> Base
     result = dataclasses.replace(
         synthesis,
         findings=kept,
-        verdict=verdict,
+        findings_verdict=verdict,
         notes=notes,
         info=info,
         conflicts=[c for c in synthesis.conflicts if c.finding is None or c.finding not in hidden],
@@ -551,6 +553,10 @@ def remember_reviewed(root: Path, branch: str, commit: str, *, now: str | None =
     which a review should turn into a warning.
     """
     path = last_review_path(root)
+    try:
+        project_file(root, path.relative_to(root), "the last-review record")
+    except OutsideRootError as exc:
+        raise BaselineError(exc.message, hint="remove the link: fluxdrive writes only inside the project") from None
     branches = _last_reviews(path)
     if branches is None or (path.exists() and not path.is_file()) or path.is_symlink():
         raise BaselineError(

@@ -216,8 +216,35 @@ def append_finding(path: Path, finding: PeerFinding, *, max_bytes: int = PIPE_BU
     from fluxdrive import channel_stream  # late: it builds on this module
 
     binding = channel_stream.binding_for(path)
-    if binding is not None and channel_stream.add(binding, line):
-        return AppendResult(written, tuple(notes))
+    # Shared through Redis, the line is still kept in the local file: a Redis that dies before the run ends
+    # takes its copy with it, and the mirror then rebuilds peer-findings.jsonl from this one (readers and
+    # the mirror drop the lines the stream and the file both hold).
+    shared = binding is not None and channel_stream.add(binding, line)
+    try:
+        _append_line(path, line)
+    except (InputError, ChannelError):
+        if not shared:
+            raise
+    return AppendResult(written, tuple(notes))
+
+
+def adopt(path: Path, data: bytes) -> None:
+    """Take in the channel lines another node kept (``data``): each goes into the local file, and into the
+    run's stream too unless the stream holds it already (the node wrote it there while Redis was away)."""
+    from fluxdrive import channel_stream  # late: it builds on this module
+
+    binding = channel_stream.binding_for(path)
+    held = {line.rstrip(b"\n") for line in channel_stream.stream_lines(binding)[0]} if binding else set()
+    for finding in parse_lines(data).findings:
+        line = fit_line(finding, PIPE_BUF)[0]
+        if line.rstrip(b"\n") in held:
+            _append_line(path, line)
+        else:
+            append_finding(path, finding)
+
+
+def _append_line(path: Path, line: bytes) -> None:
+    """One ``write()`` with ``O_APPEND``: a line under PIPE_BUF is never torn or interleaved."""
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
     except OSError as exc:
@@ -232,7 +259,6 @@ def append_finding(path: Path, finding: PeerFinding, *, max_bytes: int = PIPE_BU
         os.close(fd)
     if count != len(line):  # cannot happen for < PIPE_BUF on a local file system
         raise ChannelError(f"short write to {path}: {count} of {len(line)} bytes")
-    return AppendResult(written, tuple(notes))
 
 
 def append(

@@ -16,12 +16,15 @@ would get (``channel.fit_line``: under PIPE_BUF, masked), stored whole in one
 field, so no entry is torn or interleaved whatever the number of writers,
 and readers validate it with ``channel.parse_lines`` like a file line.
 
-A Redis outage never fails a review: an append that cannot reach Redis goes
-to the local file instead (one warning per process), and reads merge what
-the stream still returns with the local file. :func:`mirror` writes the
-stream and those local lines into ``peer-findings.jsonl`` for synthesis.
-What only a dead Redis held (other machines' entries) cannot be recovered
-by this machine: the mirror then says the stream could not be read.
+A Redis outage never fails a review: every append also keeps its line in
+the local file (an append that cannot reach Redis goes there alone, with one
+warning per process), and reads merge what the stream still returns with
+the local file, dropping the lines both hold. :func:`mirror` writes the
+union into ``peer-findings.jsonl`` for synthesis, so a Redis killed mid-run
+loses none of this machine's lines (nor, through ``channel.adopt``, those of
+the Ray tasks it ran). What only a dead Redis held (entries of machines that
+never handed theirs back) cannot be recovered: the mirror then says the
+stream could not be read.
 
 The URL's password is never written to disk: the marker holds the URL
 without it; the process that bound the run remembers it, and any other
@@ -251,6 +254,9 @@ def mirror(output_dir: Path, channel_file: str = "peer-findings.jsonl") -> list[
     in_stream = {line.rstrip(b"\n") for line in lines}
     fallback = [line for line in kept_locally if line not in in_stream]
     if answered and fallback:
-        notes.append(f"{len(fallback)} peer finding(s) went to the local file while Redis was unreachable")
+        notes.append(
+            f"{len(fallback)} peer finding(s) were only in the local file (Redis was unreachable when they were "
+            "written, or lost them)"
+        )
     atomic_write_bytes(path, merged(lines, local))
     return notes

@@ -42,6 +42,7 @@ from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import ValidationError
 
 from fluxdrive._confine import confine, read_confined
+from fluxdrive._interrupt import Interrupt
 from fluxdrive._masking import scrub
 from fluxdrive.errors import FluxdriveError, InputError, UsageError
 
@@ -56,16 +57,17 @@ MAX_TEXT_CHARS = 100_000  # what remember() may store at once
 MAX_ITEMS = 100  # agents of a review, refs of a remembered item
 MAX_READ_BYTES = 128 * 1024 * 1024  # a report or findings.json, read whole to page through it
 MAX_ERROR_CHARS = 1_000
+STOP_WAIT_S = 5.0  # a cancelled review's time to write its agents' stubs and synthesize what finished
 _AGENT_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 _FINDING_ID = re.compile(r"^(P[0-3]-\d{1,5}|IMP-\d{1,5})$")
 T = TypeVar("T")
 
 INSTRUCTIONS = (
     "fluxdrive reviews code, documents and diffs with a team of specialist agents and merges their findings "
-    "into one verdict (safe, needs-changes, risky). Call review (or triage to see the plan first); it returns "
-    "a short summary and the output directory. Drill down with finding (one finding in full), report (an "
-    "agent's report, a page at a time), verdicts and peer_findings. remember stores what you learn about the "
-    "project for later sessions. Paths are relative to the project root."
+    "into one verdict (safe, needs-changes, risky; incomplete when a reviewer did not finish). Call review "
+    "(or triage to see the plan first); it returns a short summary and the output directory. Drill down with "
+    "finding (one finding in full), report (an agent's report, a page at a time), verdicts and peer_findings. "
+    "remember stores what you learn about the project for later sessions. Paths are relative to the project root."
 )
 
 
@@ -99,7 +101,7 @@ class _Root:
 
     def relative(self, path: Path) -> str:
         """``path`` as the assistant should pass it back: relative to the root when inside it."""
-        resolved = path.resolve()
+        resolved = path.parent.resolve() / path.name  # a run's link itself, not the directory it points at now
         return str(resolved.relative_to(self.path)) if resolved.is_relative_to(self.path) else str(resolved)
 
     def output_dir(self, value: str) -> Path:
@@ -172,6 +174,31 @@ class _ToolProgress:
         pass
 
 
+async def _interruptible(call: Callable[[Interrupt], str]) -> str:
+    """``call(interrupt)`` in a worker thread; when the tool call is cancelled, the review in it is interrupted.
+
+    Why: a review runs in a thread that no signal reaches. Awaited the usual way, a cancel - the client's,
+    Ctrl-C, SIGTERM - waited for the whole review to finish (over 40 s). Now the cancel interrupts it as
+    Ctrl-C would (stubs for the agents, what finished synthesized) and waits at most STOP_WAIT_S for that.
+    """
+    interrupt = Interrupt()
+    ended = threading.Event()
+
+    def work() -> str:
+        try:
+            return _guarded(partial(call, interrupt))
+        finally:
+            ended.set()
+
+    try:
+        return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+    except anyio.get_cancelled_exc_class():
+        interrupt.interrupt()
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(ended.wait, STOP_WAIT_S)
+        raise
+
+
 def _one_line(text: str) -> str:
     """``text`` as one scrubbed line of at most MAX_ERROR_CHARS characters (an error may quote a huge argument)."""
     line = scrub(" ".join(text.split()))
@@ -209,6 +236,25 @@ class _Server(MCPServer[Any]):
     executing tool <name>:" in front. Crashes never get here as such:
     :func:`_guarded` turned them into ToolErrors already.
     """
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio loop, except that a request it cannot read is answered with an error, not dropped,
+        and that stdin is read in daemon threads, so that a stopped server does not wait for the next line.
+
+        (:mod:`fluxdrive._mcp_unreadable`: a ``tools/call`` nesting past 200 levels left the client waiting;
+        :mod:`fluxdrive._mcp_stdin`: SIGTERM did not end a server whose client kept stdin open.)
+        """
+        from mcp.server.stdio import stdio_server
+
+        from fluxdrive._mcp_stdin import claimed_stdin
+        from fluxdrive._mcp_unreadable import AnswerUnreadable
+
+        lowlevel = self._lowlevel_server  # what MCPServer.run_stdio_async drives, with the same options
+        # stdin read in daemon threads (fluxdrive._mcp_stdin): SIGTERM ends the server while the client waits
+        with claimed_stdin() as lines:
+            async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+                guarded = AnswerUnreadable(read_stream, write_stream)
+                await lowlevel.run(guarded, write_stream, lowlevel.create_initialization_options())
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -257,6 +303,7 @@ def _review(
     expand: Literal["recommended", "all", "none"],
     over_budget: bool,
     progress: Progress,
+    interrupt: Interrupt | None = None,
 ) -> str:
     from fluxdrive.launch.review import ReviewOptions, run_review
 
@@ -275,13 +322,15 @@ def _review(
         diff_ref=diff_ref,
         cwd=root.path,
         progress=progress,
+        interrupt=interrupt,
     )
     run = run_review(path, options)
     if run.synthesis is None:
         reason = "interrupted" if run.interrupted else "no agent report was written"
         return f"No verdict: {reason}. Output directory: {root.relative(run.output_dir)}\n"
     seconds = {n: r.usage.wall_s for n, r in (run.manifest.agents.items() if run.manifest else []) if r.usage}
-    return f"Output directory: {root.relative(run.output_dir)}\n" + _summary(run.synthesis, run.files, seconds)
+    notes = "".join(f"note: {n}\n" for n in dict.fromkeys(run.notes))
+    return f"Output directory: {root.relative(run.output_dir)}\n" + _summary(run.synthesis, run.files, seconds) + notes
 
 
 def _research(root: _Root, question: str, scope: str, model: str | None, depth: str) -> str:
@@ -301,12 +350,12 @@ def _triage(root: _Root, target: str, diff_ref: str | None) -> str:
     from fluxdrive.workspace import claim_output_dir, output_dir_for, resolve_target, run_lock
 
     resolved = resolve_target(_target(root, target, diff_ref), diff_ref=diff_ref, cwd=root.path)
-    config = load_config(resolved.root).config
+    loaded = load_config(resolved.root, revision=resolved.settings_revision)
     directory = claim_output_dir(output_dir_for(resolved, None), resolved)
     with run_lock(directory, command="triage"):
-        result = triage_target(resolved, config)
+        result = triage_target(resolved, loaded.config)
         write_outputs(result, directory)
-    notes = "".join(f"note: {n}\n" for n in result.notes)
+    notes = "".join(f"note: {n}\n" for n in [*loaded.notes(), *result.notes])
     written = f"Written: {root.relative(directory)}/triage.json, triage-table.md, input-profile.json"
     return f"{render_table(result)}\n{notes}{written}\n"
 
@@ -487,7 +536,7 @@ def build_server(root: Path) -> MCPServer:
 
         progress = _ToolProgress(send)
         call = partial(_review, project, target, diff_ref, agents, runtime, model, expand, over_budget, progress)
-        return await anyio.to_thread.run_sync(partial(_guarded, call))
+        return await _interruptible(lambda interrupt: call(interrupt=interrupt))
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, open_world_hint=False))
     async def triage(target: str = ".", diff_ref: str | None = None) -> str:

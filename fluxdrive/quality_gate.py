@@ -36,7 +36,7 @@ from fluxdrive.agents import AgentDefinition
 SMALL_LINES = 20  # the reference: DIFF_LINES < 20 and CHANGED_FILES == 1
 SAFETY = "fd-safety"
 QUALITY = "fd-quality"
-VERDICT_RANK = {"safe": 0, "needs-changes": 1, "risky": 2}
+VERDICT_RANK = {"safe": 0, "incomplete": 0, "needs-changes": 1, "risky": 2}  # incomplete fails on its own
 
 _FILE_HEADER = re.compile(r"^\+\+\+ (?:b/)?(.+?)\s*$|^--- (?:a/)?(.+?)\s*$")
 

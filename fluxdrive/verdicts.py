@@ -57,6 +57,7 @@ STATUS_FOR_VERDICT: dict[str, Status] = {
     "safe": "CLEAN",
     "needs-changes": "NEEDS_ATTENTION",
     "risky": "NEEDS_ATTENTION",
+    "incomplete": "NEEDS_ATTENTION",  # not CLEAN: an agent did not finish, so nothing was shown safe
     "error": "ERROR",
 }
 

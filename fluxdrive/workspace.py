@@ -6,7 +6,8 @@ a unified diff, or ``--diff REF`` / ``--staged`` through git). PROJECT_ROOT is t
 (else the input's directory); OUTPUT_DIR defaults to
 ``PROJECT_ROOT/docs/research/flux-drive/<stem>-<hash>`` where the hash is
 the first 8 hex digits of sha256 of the input path (stable on purpose, so
-prompt caches stay warm across reruns). A directory input expands to its
+prompt caches stay warm across reruns); it is a link swung to a fresh
+directory each run, so a run never deletes (:mod:`fluxdrive._run_dirs`). A directory input expands to its
 files, honouring ``.gitignore`` (through git when the tree is a repository,
 else by reading the ignore files), and never includes fluxdrive's own output.
 """
@@ -19,7 +20,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import socket
 import stat
 import subprocess
@@ -30,16 +30,19 @@ from typing import Literal
 
 import pathspec
 
-from fluxdrive import _git
+from fluxdrive import _git, _run_dirs
 from fluxdrive._atomic import atomic_write_text
 from fluxdrive._clock import utc_timestamp
 from fluxdrive._confine import confine
 from fluxdrive._masking import scrub
-from fluxdrive._paths import decode_utf8, require_directory
+from fluxdrive._names import decodable, shown
+from fluxdrive._paths import decode_utf8, read_regular, require_directory
 from fluxdrive._project import find_project_root
+from fluxdrive._run_dirs import directory_within
 from fluxdrive.errors import InputError, NothingToReviewError, UsageError
 
 RUNS_DIR = Path("docs") / "research" / "flux-drive"
+MAX_IGNORE_BYTES = 4 * 1024 * 1024
 ALWAYS_EXCLUDED = {
     ".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache",
     ".pytest_cache", ".ruff_cache", ".tox", ".nox", ".eggs", "dist", "build", ".fluxdrive",
@@ -52,27 +55,53 @@ def project_root(path: Path) -> Path:
 
 
 def default_output_dir(root: Path, input_path: Path) -> Path:
-    """``ROOT/docs/research/flux-drive/<stem>-<sha256(input)[:8]>``."""
+    """``ROOT/docs/research/flux-drive/<stem>-<sha256(input)[:8]>`` (the runs root made, inside ROOT only)."""
     resolved = str(Path(input_path).resolve())
     digest = hashlib.sha256(resolved.encode()).hexdigest()[:8]
     stem = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(input_path).resolve().stem or "input").strip("-")[:50]
-    return Path(root) / RUNS_DIR / f"{stem or 'input'}-{digest}"
+    return runs_root(Path(root)) / f"{stem or 'input'}-{digest}"
 
 
 def _excluded(relative: str) -> bool:
+    """Tool and dependency directories. fluxdrive's own runs are not named here: they are left out because
+    git ignores them (each runs container holds a ``.gitignore`` of ``*``), so a repository cannot hide
+    its code by putting it where runs usually go or beside a run's marker file."""
     parts = relative.split("/")
-    return any(part in ALWAYS_EXCLUDED for part in parts[:-1]) or relative.startswith(str(RUNS_DIR) + "/")
+    return any(part in ALWAYS_EXCLUDED for part in parts[:-1])
+
+
+def _blocking_ignore_file(directory: Path) -> bool:
+    """True when a ``.gitignore`` under ``directory`` is a FIFO, device or socket.
+
+    Why look first: ``git ls-files --exclude-standard`` opens every
+    ``.gitignore`` it meets with a blocking ``open()``, so one FIFO committed
+    under that name hangs git (until the 60 s timeout). One pass of
+    ``lstat`` (no file is opened, links are not followed) finds it; the
+    listing then walks the tree itself, which reads only regular files.
+    """
+    pending = [directory]
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name not in ALWAYS_EXCLUDED:
+                            pending.append(Path(entry.path))
+                    elif entry.name == ".gitignore" and not entry.is_symlink() and not entry.is_file():
+                        return True
+        except OSError:
+            continue
+    return False
 
 
 def _git_files(directory: Path) -> list[str] | None:
-    git = shutil.which("git")
-    if git is None:
+    if _blocking_ignore_file(directory):
+        return None
+    argv = _git.command(directory, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ".")
+    if argv is None:
         return None
     try:
-        proc = subprocess.run(
-            [git, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."],
-            cwd=directory, capture_output=True, timeout=60, check=False,
-        )  # fmt: skip
+        proc = subprocess.run(argv, cwd=directory, capture_output=True, timeout=60, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     if proc.returncode != 0:
@@ -89,8 +118,10 @@ def _walk_files(directory: Path) -> list[str]:
         base = "" if base == "." else base
         ignore = Path(current) / ".gitignore"
         if ignore.is_file():
-            lines = ignore.read_text(encoding="utf-8", errors="replace").splitlines()
-            specs.append((base, pathspec.GitIgnoreSpec.from_lines(lines)))
+            with contextlib.suppress(InputError):  # a FIFO swapped in after the check: no rules, never a wait
+                data = read_regular(ignore, ".gitignore", limit=MAX_IGNORE_BYTES)
+                lines = data.decode("utf-8", errors="replace").splitlines()
+                specs.append((base, pathspec.GitIgnoreSpec.from_lines(lines)))
 
         def ignored(relative: str, is_dir: bool) -> bool:
             for prefix, spec in specs:
@@ -138,12 +169,14 @@ def list_files(path: Path, root: Path) -> FileList:
     listed = _git_files(path) if (root / ".git").exists() else None
     names = listed if listed is not None else _walk_files(path)
     base = "" if str(prefix) == "." else prefix.as_posix() + "/"
-    runs = _run_directories(names)
     kept: list[str] = []
     skipped: list[tuple[str, str]] = []
     for name in names:
         relative = f"{base}{name}"
-        if _excluded(relative) or name.startswith(runs or "\0"):
+        if _excluded(relative):
+            continue
+        if not decodable(relative):  # no writer can encode it: skipped, and named with its bytes escaped
+            skipped.append((shown(relative), "its name is not UTF-8 text"))
             continue
         reason = _unreadable(root, relative)
         if reason is None:
@@ -177,13 +210,6 @@ def review_files(path: Path, root: Path) -> tuple[str, ...]:
     return list_files(path, root).files
 
 
-def _run_directories(names: list[str]) -> tuple[str, ...]:
-    """Output directories of fluxdrive runs (``--output-dir`` anywhere): never part of what is reviewed."""
-    markers = (RUN_MARKER, LOCK_FILE, "input-profile.json")
-    found = {n.rsplit("/", 1)[0] + "/" for n in names if "/" in n and n.rsplit("/", 1)[-1] in markers}
-    return tuple(sorted(found))
-
-
 # --------------------------------------------------------------------------
 # the input
 
@@ -204,6 +230,8 @@ class Target:
     diff_text: str | None = None
     source: str = "path"
     files: tuple[str, ...] = ()  # several paths given (pre-commit's file list): exactly these, relative to root
+    # For a git diff: the commit whose project settings (config, agents) apply, never the change's own.
+    settings_revision: str | None = None
 
     @property
     def stem(self) -> str:
@@ -313,10 +341,14 @@ def _git_diff(root: Path, diff_ref: str | None, *, staged: bool) -> Target:
         since = f"since {diff_ref}" if diff_ref else "staged"
         raise NothingToReviewError(f"the diff is empty: nothing changed {since}")
     label = f"diff-{diff_ref}" if diff_ref else "staged"
-    return Target("diff", root, label, diff_text=text, source=f"git:{diff_ref or 'staged'}")
+    base = _git.settings_base(root, diff_ref)
+    return Target("diff", root, label, diff_text=text, source=f"git:{diff_ref or 'staged'}", settings_revision=base)
 
 
 def _stdin_diff(text: str, root: Path) -> Target:
+    # Bytes that are not UTF-8 (a Latin-1 file in the change) arrive as lone surrogates, which no writer can
+    # encode: they become U+FFFD here, as ``--diff`` decodes git's output, and the change is still reviewed.
+    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     if not text.strip():
         raise NothingToReviewError("stdin is empty: the piped diff has no changes")
     if not looks_like_diff(text):
@@ -328,6 +360,10 @@ def _path(target: str, here: Path, project: Path | None) -> Target:
     """A file, document, directory or diff file given by path."""
     if "\0" in target:
         raise InputError("the TARGET path contains a NUL byte", hint="check the path")
+    if not decodable(target):  # no report could name it; a review of its directory skips it with a note
+        raise InputError(
+            f"the TARGET name is not UTF-8 text: {shown(target)}", hint="rename it, or review its directory"
+        )
     given = Path(os.path.abspath(here / target))  # lexical: the project is where the user pointed, not a link's target
     if not os.path.lexists(given):
         raise InputError(f"input not found: {target}", hint="check the path")
@@ -377,47 +413,46 @@ def _paths(targets: Sequence[str], here: Path, project: Path | None) -> Target:
 
 
 def output_dir_for(target: Target, override: Path | None = None) -> Path:
-    """``--output-dir``, or the default ``docs/research/flux-drive/<stem>-<hash>`` (its root told to git to ignore)."""
+    """``--output-dir``, or the default ``docs/research/flux-drive/<stem>-<hash>`` (its root told to git to ignore).
+
+    Both are the run's *pointer* path (see :mod:`fluxdrive._run_dirs`), kept
+    lexical: resolving it would follow the link an earlier run left there.
+    """
     if override is not None:
-        return Path(override).resolve()
+        return Path(os.path.abspath(override))
     digest = hashlib.sha256(target.identity.encode()).hexdigest()[:8]
-    runs = Path(target.root) / RUNS_DIR
-    ignore_runs_root(runs)
-    return runs / f"{target.stem}-{digest}"
+    return runs_root(Path(target.root)) / f"{target.stem}-{digest}"
 
 
 RUNS_GITIGNORE = "# Written by fluxdrive: runs are outputs, not sources (delete this file to commit them).\n*\n"
 
 
-def ignore_runs_root(runs: Path) -> None:
-    """Give a default runs root (``docs/research/flux-drive``) a ``.gitignore`` of ``*``, once.
+def runs_root(root: Path, relative: Path = RUNS_DIR) -> Path:
+    """``ROOT/docs/research/flux-drive`` made inside ROOT only, with a ``.gitignore`` of ``*`` the first time.
 
-    Runs land in the user's repository; without this every review leaves
-    untracked files for ``git status`` to show and ``git add -A`` to commit.
-    An existing ``.gitignore`` is the user's and is never touched; a root
-    that cannot be created is left for the run to report.
+    Each component is checked to resolve inside the project root, so a
+    committed ``docs/research -> /elsewhere`` is refused (exit 2), never
+    written through. Runs land in the user's repository; without the
+    ``.gitignore`` every review leaves untracked files for ``git status`` to
+    show and ``git add -A`` to commit. An existing ``.gitignore`` (even a
+    link) is the user's and is never touched. Returns the real path.
     """
+    runs = directory_within(root, relative)
     marker = runs / ".gitignore"
-    try:
-        if marker.exists() or marker.is_symlink():
-            return
-        runs.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(marker, RUNS_GITIGNORE)
-    except OSError:
-        return
+    with contextlib.suppress(OSError):
+        if not os.path.lexists(marker):
+            atomic_write_text(marker, RUNS_GITIGNORE)
+    return runs
 
 
 # --------------------------------------------------------------------------
-# one run per output directory, and only in directories fluxdrive made
+# one run per output directory: a fresh directory each run, the path the user knows pointed at it
 
 LOCK_FILE = ".fluxdrive.lock"
-RUN_MARKER = ".fluxdrive-run"
-# What earlier versions (before the marker) left in a run directory: such a directory is adopted.
-_LEGACY_ARTIFACTS = re.compile(
-    r"^(triage\.json|triage-table\.md|input-profile\.json|run\.json|findings\.json|findings\.sarif|summary\.md"
-    r"|peer-findings\.jsonl|input\.diff|verdicts|prompts|prompts-cli|content|research|\.reports|\.fluxdrive\.lock"
-    r"|[a-z0-9][a-z0-9-]*\.md(\.partial)?|\..+\.tmp)$"
-)
+RUN_MARKER = _run_dirs.RUN_MARKER
+RUNS_CONTAINER = _run_dirs.RUNS_CONTAINER
+# Pointer paths claimed by this process and not yet locked, with their slot (``PARENT/.fluxdrive-runs/NAME``).
+_CLAIMED: dict[str, Path] = {}
 
 
 class BusyError(InputError):
@@ -425,45 +460,37 @@ class BusyError(InputError):
 
 
 def claim_output_dir(output_dir: Path, target: Target | None = None) -> Path:
-    """Make ``output_dir`` a fluxdrive run directory, or refuse it (exit 2) before anything is written.
+    """Check that a run may point ``output_dir`` at a fresh directory of its own; refuse (exit 2) before writing.
 
-    A run deletes its previous reports (run isolation), so it may only ever
-    work in a directory fluxdrive created: a new or empty one gets the
-    ``.fluxdrive-run`` marker; a marked one is reused; a directory holding
-    only what earlier fluxdrive runs write is adopted. Anything else - a
-    user's ``docs/`` - is refused, and so is an output directory that holds
-    the input under review.
+    ``output_dir`` must be absent, the link an earlier run left, or an empty
+    directory; a user's ``docs/``, a committed run folder or a link that
+    fluxdrive did not make is refused, and so is an output directory that
+    holds the input under review. The parent is created (the user chose it);
+    fluxdrive's own ``.fluxdrive-runs/NAME`` beside it must not be a link.
+    Returns the pointer path (its parent resolved), which :func:`run_lock`
+    points at the run's fresh directory once it holds the lock: every reader
+    of ``OUTPUT_DIR/findings.json`` finds this run's file.
     """
-    output_dir = Path(output_dir).resolve()
+    pointer = Path(os.path.abspath(output_dir))
+    if pointer.name in ("", ".", ".."):
+        raise UsageError(f"output directory {output_dir} has no name", hint="pass a directory path")
     if target is not None and target.path is not None:
         reviewed = Path(target.path).resolve()
-        if reviewed == output_dir or output_dir in reviewed.parents:
+        real = Path(os.path.realpath(pointer))
+        if reviewed in (real, pointer) or real in reviewed.parents or pointer in reviewed.parents:
             raise UsageError(
-                f"the input {target.label} is inside the output directory {output_dir}",
-                hint="a run replaces what is in its output directory: pass a different --output-dir",
+                f"the input {target.label} is inside the output directory {pointer}",
+                hint="the output directory becomes a link to the run's own directory: pass a different --output-dir",
             )
-    if output_dir.exists() and not output_dir.is_dir():
-        raise InputError(f"output directory {output_dir} exists and is not a directory", hint="pass a directory")
-    marker = output_dir / RUN_MARKER
-    if output_dir.is_dir() and not marker.is_file():
-        try:
-            entries = sorted(p.name for p in output_dir.iterdir())
-        except OSError as exc:
-            raise InputError(f"cannot list output directory {output_dir}: {exc.strerror}") from None
-        entries = [e for e in entries if e != LOCK_FILE and not (e.startswith(".") and e.endswith(".tmp"))]
-        legacy = {"triage.json", "input-profile.json"} <= set(entries)  # what every earlier run wrote first
-        if entries and not (legacy and all(_LEGACY_ARTIFACTS.match(name) for name in entries)):
-            raise UsageError(
-                f"output directory {output_dir} is not empty and was not created by fluxdrive",
-                hint="a run replaces the reports in its output directory; pass a new or empty --output-dir",
-            )
-    if not marker.is_file():
-        record = {"created_by": "fluxdrive", "created_at": utc_timestamp()}
-        try:
-            atomic_write_text(marker, json.dumps(record) + "\n")
-        except OSError as exc:
-            raise InputError(f"cannot create output directory {output_dir}: {exc.strerror}") from None
-    return output_dir
+    _run_dirs.check_pointer(pointer)
+    try:
+        pointer.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create output directory {pointer}: {exc.strerror}") from None
+    pointer = Path(os.path.realpath(pointer.parent)) / pointer.name
+    _run_dirs.check_pointer(pointer)
+    _CLAIMED[str(pointer)] = _run_dirs.open_slot(pointer.parent, pointer.name)
+    return pointer
 
 
 def is_run_directory(directory: Path) -> bool:
@@ -473,7 +500,13 @@ def is_run_directory(directory: Path) -> bool:
 
 @contextlib.contextmanager
 def run_lock(output_dir: Path, *, command: str = "review") -> Iterator[Path]:
-    """Hold ``OUTPUT_DIR/.fluxdrive.lock`` for the duration of a run.
+    """Hold the run lock of ``output_dir`` for the duration of a run.
+
+    For a path :func:`claim_output_dir` claimed (or the link an earlier run
+    left), the lock is ``.fluxdrive.lock`` in its slot, and once it is held
+    the run's fresh directory is created and ``output_dir`` pointed at it.
+    For any other directory (the knowledge base's) it is
+    ``OUTPUT_DIR/.fluxdrive.lock``.
 
     The lock is an ``flock`` on the file, so the kernel releases it when its
     holder dies, however it dies (kill -9 included): there is no stale lock
@@ -482,11 +515,13 @@ def run_lock(output_dir: Path, *, command: str = "review") -> Iterator[Path]:
     refused run prints.
     """
     output_dir = Path(output_dir)
-    try:
-        output_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot create output directory {output_dir}: {exc.strerror}") from None
-    path = output_dir / LOCK_FILE
+    slot = _slot(output_dir)
+    if slot is None:
+        try:
+            output_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"cannot create output directory {output_dir}: {exc.strerror}") from None
+    path = (slot or output_dir) / LOCK_FILE
     record = {"pid": os.getpid(), "host": socket.gethostname(), "started_at": utc_timestamp(), "command": command}
     fd = _acquire(path, output_dir)
     try:
@@ -495,6 +530,8 @@ def run_lock(output_dir: Path, *, command: str = "review") -> Iterator[Path]:
     except OSError:
         pass  # the record only improves a refused run's message
     try:
+        if slot is not None:
+            _start_run(Path(os.path.abspath(output_dir)), slot)
         yield path
     finally:
         with contextlib.suppress(OSError):
@@ -502,13 +539,45 @@ def run_lock(output_dir: Path, *, command: str = "review") -> Iterator[Path]:
         os.close(fd)
 
 
+def _slot(output_dir: Path) -> Path | None:
+    """The slot of a claimed pointer path, or of the link an earlier run left there; None for a plain directory."""
+    pointer = Path(os.path.abspath(output_dir))
+    claimed = _CLAIMED.pop(str(pointer), None)
+    if claimed is not None:
+        return claimed
+    if _run_dirs.pointer_target(pointer) is None:
+        return None
+    pointer = Path(os.path.realpath(pointer.parent)) / pointer.name
+    return _run_dirs.open_slot(pointer.parent, pointer.name)
+
+
+def _start_run(pointer: Path, slot: Path) -> None:
+    """Under the lock: this run's fresh directory, marked, and the pointer swung to it."""
+    run_dir = _run_dirs.fresh_run_dir(slot)
+    record = {"created_by": "fluxdrive", "created_at": utc_timestamp()}
+    try:
+        atomic_write_text(run_dir / RUN_MARKER, json.dumps(record) + "\n")
+        _run_dirs.point(Path(os.path.realpath(pointer.parent)) / pointer.name, run_dir)
+    except OSError as exc:
+        _run_dirs.discard_if_empty(run_dir)
+        raise InputError(f"cannot create output directory {run_dir}: {exc.strerror}") from None
+    except InputError:
+        _run_dirs.discard_if_empty(run_dir)
+        raise
+
+
 def _acquire(path: Path, output_dir: Path) -> int:
     """An open descriptor of ``path`` holding an exclusive flock on the file currently at ``path``."""
     for _attempt in range(100):
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
         except OSError as exc:
             raise InputError(f"cannot write to output directory {output_dir}: {exc.strerror}") from None
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:  # a hard link would truncate someone's file
+            os.close(fd)
+            hint = "remove it, or pass another --output-dir"
+            raise InputError(f"{path} is not a lock file fluxdrive made", hint=hint)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -535,48 +604,6 @@ def _owner(fd: int) -> dict[str, object] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
-
-
-_ISOLATED = (
-    "*.md",
-    "*.md.partial",
-    "peer-findings.jsonl",
-    "verdicts/*.json",
-    "run.json",
-    "research.json",
-    "findings.json",
-    "findings.sarif",
-    "summary.html",
-    "input.diff",
-    "prompts/*.md",
-    "research/*.md",
-    "content/*",
-    ".reports/*.md",
-)
-_LEFTOVERS = (".*.tmp", "verdicts/.*.tmp", "prompts/.*.tmp", "research/.*.tmp", "content/.*.tmp", ".reports/.*.tmp")
-
-
-def isolate(output_dir: Path, *, keep: Sequence[Path] = ()) -> list[str]:
-    """Run isolation: remove a previous run's reports, channel, verdicts and run records (nothing else).
-
-    Only in a directory :func:`claim_output_dir` marked as fluxdrive's; the
-    temporary files a killed run left half-written are swept too. Paths in
-    ``keep`` (the input under review) are never removed.
-    """
-    output_dir = Path(output_dir)
-    if not is_run_directory(output_dir):
-        raise UsageError(f"{output_dir} is not a fluxdrive run directory; nothing removed")
-    kept = {Path(p).resolve() for p in keep} | {(output_dir / "triage-table.md").resolve()}
-    removed = []
-    for pattern in (*_ISOLATED, *_LEFTOVERS):
-        for path in sorted(output_dir.glob(pattern)):
-            if path.is_file() and not path.is_symlink() and path.resolve() not in kept:
-                path.unlink()
-                removed.append(str(path.relative_to(output_dir)))
-            elif path.is_symlink():
-                path.unlink()  # a link is ours to remove, never what it points at
-                removed.append(str(path.relative_to(output_dir)))
-    return removed
 
 
 def write_input_copy(output_dir: Path, target: Target) -> Path | None:

@@ -107,7 +107,20 @@ def cli(capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
     return run
 
 
-def run_fluxdrive(*args: str | Path, cwd: Path | None = None, input: str | None = None) -> CliResult:
+def user_config_file() -> Path:
+    """The user's own config file (under the test's XDG_CONFIG_HOME): where privileged settings belong.
+
+    A project's .fluxdrive/config.toml may not choose runtimes, models, commands or addresses
+    (README "Security model"), so tests that need them configure the user, as a person would.
+    """
+    path = Path(os.environ["XDG_CONFIG_HOME"]) / "fluxdrive" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def run_fluxdrive(
+    *args: str | Path, cwd: Path | None = None, input: str | None = None, timeout: float = 300
+) -> CliResult:
     """Run the installed ``fluxdrive`` console script as a real subprocess."""
     exe = Path(sys.executable).parent / "fluxdrive"
     proc = subprocess.run(
@@ -116,7 +129,7 @@ def run_fluxdrive(*args: str | Path, cwd: Path | None = None, input: str | None 
         text=True,
         cwd=cwd,
         input=input,
-        timeout=300,  # a hang guard: a 2 MB file takes ~90 s alone, more beside the Ray cluster test
+        timeout=timeout,  # a hang guard: a 2 MB file takes ~90 s alone, more beside the Ray cluster test
         check=False,
     )
     return CliResult(proc.returncode, proc.stdout, proc.stderr)

@@ -124,7 +124,10 @@ def test_review_writes_records_clavains_own_functions_read(project: Path) -> Non
     assert safety["model"].startswith("fluxdrive-static-")
     assert safety["tokens_spent"] == 0 and safety["files_changed"] == []
     assert isinstance(safety["findings_count"], int) and safety["findings_count"] >= 1
-    assert safety["detail_path"] == "run/fd-safety.md" and (project / safety["detail_path"]).is_file()
+    # the report of this very run (its own directory), not the "run" link that the next review moves
+    detail = project / safety["detail_path"]
+    assert detail.is_file() and detail.samefile(project / "run" / "fd-safety.md"), safety["detail_path"]
+    assert ".fluxdrive-runs/run/" in safety["detail_path"]
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", safety["timestamp"])
     assert isinstance(safety["session_id"], str)
     by_agent = {r.agent: r for r in ours.records}
@@ -145,7 +148,7 @@ def test_review_writes_records_clavains_own_functions_read(project: Path) -> Non
     assert out["count"] == [verdicts.count_by_status(ours.records)]
     assert "1 NEEDS_ATTENTION" in out["count"][0] or "2 NEEDS_ATTENTION" in out["count"][0]
     attention = [line.split("\t") for line in out["attention"]]
-    assert ["fd-safety", str(safety["findings_count"]), "run/fd-safety.md"] in attention
+    assert ["fd-safety", str(safety["findings_count"]), safety["detail_path"]] in attention
     assert out["read"] == [f"NEEDS_ATTENTION\t{safety['model']}\t{safety['summary']}"]
     assert out["tokens"] == ["0"]
 

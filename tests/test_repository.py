@@ -17,6 +17,7 @@ LEAVES = {
     "fluxdrive._clock",
     "fluxdrive._columns",
     "fluxdrive._lifeline",
+    "fluxdrive._names",
     "fluxdrive._structured",
     "fluxdrive._masking",
     "fluxdrive._match",
@@ -29,16 +30,23 @@ ALLOWED = {
     "fluxdrive.channel": LEAVES | {"fluxdrive._paths", "fluxdrive._confine", "fluxdrive.channel_stream"},
     "fluxdrive.channel_stream": LEAVES | {"fluxdrive._atomic"},
     "fluxdrive.verdicts": LEAVES | {"fluxdrive._paths", "fluxdrive._confine", "fluxdrive._project"},
-    "fluxdrive.config": LEAVES | {"fluxdrive.config"},
-    "fluxdrive.agents": LEAVES | {"fluxdrive._paths", "fluxdrive.agents"},
+    # Config reads its files (confined, regular files only) and a diff's base commit through git.
+    "fluxdrive.config": LEAVES | {"fluxdrive._confine", "fluxdrive._git", "fluxdrive._paths", "fluxdrive.config"},
+    # Agents: the same, plus the trust rule for what a project definition may set.
+    "fluxdrive.agents": LEAVES
+    | {"fluxdrive._confine", "fluxdrive._git", "fluxdrive._paths", "fluxdrive.agents", "fluxdrive.config.trust"},
+    "fluxdrive._pool": LEAVES,
+    "fluxdrive._run_dirs": LEAVES,
     "fluxdrive._git": {"fluxdrive.errors"},
-    "fluxdrive.workspace": LEAVES | {"fluxdrive._git", "fluxdrive._paths", "fluxdrive._project", "fluxdrive._confine"},
+    "fluxdrive.workspace": LEAVES
+    | {"fluxdrive._git", "fluxdrive._paths", "fluxdrive._project", "fluxdrive._confine", "fluxdrive._run_dirs"},
     "fluxdrive.history": LEAVES | {"fluxdrive.config", "fluxdrive.contracts"},
     # Triage decides from the input, the config, the roster and past feedback; it never runs agents.
     "fluxdrive.triage": LEAVES
     | {
         "fluxdrive._confine",
         "fluxdrive._git",
+        "fluxdrive._project",  # the domain cache is written only inside the project
         "fluxdrive.agents",
         "fluxdrive.config",
         "fluxdrive.history",
@@ -58,7 +66,8 @@ ALLOWED = {
         "fluxdrive.synthesis",
     },
     # Knowledge is files and text: it reads findings (synthesis) and agent lanes, never runs anything.
-    "fluxdrive.knowledge": LEAVES | {"fluxdrive.agents", "fluxdrive.knowledge", "fluxdrive.synthesis"},
+    "fluxdrive.knowledge": LEAVES
+    | {"fluxdrive._paths", "fluxdrive.agents", "fluxdrive.knowledge", "fluxdrive.synthesis"},
     # The maintenance pipeline meets only through files; it borrows the knowledge ids and the dedup rule.
     "fluxdrive.kb": LEAVES
     | {
@@ -85,12 +94,15 @@ ALLOWED = {
         "fluxdrive.verdicts",
     },
     # Checks are pure functions over syntax trees: nothing but their own framework.
-    "fluxdrive.runtimes.static.checks": {"fluxdrive.runtimes.static.checks"},
+    # (and the per-file time bound they stop at: a stdlib-only module)
+    "fluxdrive.runtimes.static.checks": {"fluxdrive.runtimes.static.checks", "fluxdrive.runtimes.static.bounds"},
     "fluxdrive.runtimes": LEAVES
     | {
         "fluxdrive",
         "fluxdrive._confine",
+        "fluxdrive._git",  # a diff's base commit: the taint declarations that apply
         "fluxdrive._paths",
+        "fluxdrive._pool",  # the static analyzers' worker processes
         "fluxdrive._threads",  # the static analyzers' worker threads
         "fluxdrive.workspace",  # the llm tools list files as triage does (.gitignore, skipped dirs)
         "fluxdrive.agents",

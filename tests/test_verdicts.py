@@ -91,6 +91,7 @@ def test_status_mapping_is_explicit() -> None:
         "safe": "CLEAN",
         "needs-changes": "NEEDS_ATTENTION",
         "risky": "NEEDS_ATTENTION",
+        "incomplete": "NEEDS_ATTENTION",
         "error": "ERROR",
     }
 

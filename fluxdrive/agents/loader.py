@@ -24,12 +24,16 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from fluxdrive._paths import decode_utf8
+from fluxdrive import _git
+from fluxdrive._confine import is_inside
+from fluxdrive._paths import UnreadableFileError, decode_utf8, read_regular
 from fluxdrive._structured import TooDeepError, load_yaml
 from fluxdrive.agents.definition import AgentDefinition, Origin
+from fluxdrive.config.trust import PRIVILEGED_AGENT_FIELDS, TRUST_HINT
 from fluxdrive.errors import AgentDefinitionError, InputError, UsageError
 
 PROJECT_AGENTS_DIR = Path(".fluxdrive") / "agents"
+MAX_DEFINITION_BYTES = 4 * 1024 * 1024  # a prompt, not a disk image
 SHARED_DIR = "_shared"
 
 _FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
@@ -110,12 +114,13 @@ def parse_definition(text: str, path: Path, origin: Origin) -> AgentDefinition:
     return agent
 
 
-def load_definition(path: Path, origin: Origin) -> AgentDefinition:
-    """Read and validate the definition file at ``path``."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise AgentDefinitionError(path=str(path), field=None, problem=f"cannot read: {exc.strerror}") from None
+def load_definition(path: Path, origin: Origin, data: bytes | None = None) -> AgentDefinition:
+    """Validate the definition file at ``path`` (read from disk unless its ``data`` is given)."""
+    if data is None:
+        try:  # a FIFO or device named <agent>.md is refused at once, never waited on
+            data = read_regular(path, "agent definition", limit=MAX_DEFINITION_BYTES)
+        except UnreadableFileError as exc:
+            raise AgentDefinitionError(path=str(path), field=None, problem=exc.problem) from None
     try:
         text = decode_utf8(data, path, "agent definition")
     except InputError as exc:
@@ -123,10 +128,17 @@ def load_definition(path: Path, origin: Origin) -> AgentDefinition:
     return parse_definition(text, path, origin)
 
 
-def _definition_files(directory: Path) -> list[Path]:
+def _definition_files(directory: Path, root: Path | None = None) -> list[Path]:
+    """The definitions in ``directory``; with ``root``, one that a symlink takes outside it is an error."""
     if not directory.is_dir():
         return []
-    return sorted(p for p in directory.glob("*.md") if not p.name.startswith("_") and p.name != "README.md")
+    found = sorted(p for p in directory.glob("*.md") if not p.name.startswith("_") and p.name != "README.md")
+    outside = [path for path in found if root is not None and not is_inside(path, root)]
+    if outside:
+        raise AgentDefinitionError(
+            path=str(outside[0]), field=None, problem="leads outside the project (a symlink)", hint="remove the link"
+        )
+    return found
 
 
 @functools.lru_cache(maxsize=1)
@@ -141,6 +153,7 @@ class Roster:
 
     agents: Mapping[str, AgentDefinition]
     overridden: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # project settings that were ignored (an untrusted project's runtime/model)
 
     def get(self, name: str) -> AgentDefinition:
         """The agent called ``name``; a UsageError with a suggestion otherwise."""
@@ -193,15 +206,49 @@ def _check_references(agents: Iterable[AgentDefinition]) -> None:
             )
 
 
-def load_roster(project_root: Path | None = None) -> Roster:
-    """Built-in agents, with ``PROJECT_ROOT/.fluxdrive/agents`` overriding by name."""
+def load_roster(project_root: Path | None = None, *, trusted: bool = False, revision: str | None = None) -> Roster:
+    """Built-in agents, with ``PROJECT_ROOT/.fluxdrive/agents`` overriding by name.
+
+    ``revision`` reads the project's definitions from that git commit (a diff's base). Unless ``trusted``,
+    a project definition's ``runtime:`` and ``model:`` are dropped with a note (README "Security model"):
+    a reviewed repository may write its reviewers' instructions, not choose what runs them.
+    """
     agents = dict(builtin_agents())
     overridden: list[str] = []
+    notes: list[str] = []
     if project_root is not None:
-        for path in _definition_files(Path(project_root) / PROJECT_AGENTS_DIR):
-            agent = load_definition(path, "project")
+        for path, data in _project_definitions(Path(project_root), revision):
+            agent = load_definition(path, "project", data)
+            if not trusted:
+                agent, dropped = _untrusted(agent)
+                notes += dropped
             if agent.name in agents:
                 overridden.append(agent.name)
             agents[agent.name] = agent
     _check_references(agents.values())
-    return Roster(dict(sorted(agents.items())), tuple(sorted(overridden)))
+    return Roster(dict(sorted(agents.items())), tuple(sorted(overridden)), tuple(notes))
+
+
+def _project_definitions(root: Path, revision: str | None) -> list[tuple[Path, bytes | None]]:
+    """Each project definition file with its bytes when read from a commit (None: read it from disk)."""
+    directory = root / PROJECT_AGENTS_DIR
+    if revision is None:
+        return [(path, None) for path in _definition_files(directory, root)]
+    found: list[tuple[Path, bytes | None]] = []
+    for name in _git.list_files_at(root, revision, PROJECT_AGENTS_DIR.as_posix()):
+        if name.endswith(".md") and not name.startswith("_") and name != "README.md":
+            data = _git.show_file(root, revision, f"{PROJECT_AGENTS_DIR.as_posix()}/{name}")
+            if data is not None:
+                found.append((directory / name, data))
+    return found
+
+
+def _untrusted(agent: AgentDefinition) -> tuple[AgentDefinition, list[str]]:
+    """``agent`` without the fields an untrusted project may not set, and a note for each one it had."""
+    dropped = {name: reason for name, reason in PRIVILEGED_AGENT_FIELDS.items() if getattr(agent, name)}
+    notes = [
+        f"ignored {name}: {getattr(agent, name)!r} of project agent {agent.name} ({agent.source}): it {reason} "
+        f"({TRUST_HINT})"
+        for name, reason in dropped.items()
+    ]
+    return (agent.model_copy(update=dict.fromkeys(dropped)) if dropped else agent), notes

@@ -5,11 +5,13 @@ where exceptions become messages. A :class:`~fluxdrive.errors.FluxdriveError`
 or a usage mistake prints one line on stderr (exit 2, or the error's own
 code), and so does an ``OSError`` that reaches it (a full disk, a read-only
 mount: the machine, not fluxdrive; exit 2); anything unexpected prints one line too, and its traceback only with
-``--debug`` (or ``FLUXDRIVE_DEBUG=1``).
+``--debug`` (or ``FLUXDRIVE_DEBUG=1``). stdout and stderr are guarded for the whole command
+(:mod:`fluxdrive._streams`): a reader that goes away silences that stream, never the review or its exit code.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -20,6 +22,7 @@ from types import FrameType
 import typer
 
 from fluxdrive._masking import scrub
+from fluxdrive._streams import guard_std_streams, reserve_std_fds
 from fluxdrive.errors import EXIT_INTERRUPTED, EXIT_NO_VERDICT, EXIT_USAGE, FluxdriveError
 
 PROG = "fluxdrive"
@@ -33,11 +36,28 @@ def _usage_line(exc: typer.TyperException) -> str:
     return f"{PROG}: error: {where}: {message} (see '{where} --help')"
 
 
+def _stop_now(signum: int, frame: FrameType | None) -> None:
+    """A second signal after SIGTERM: no more cleanup. Workers and tool processes die with this process
+    (fluxdrive._lifeline); the run lock is an flock the kernel releases."""
+    os.write(2, f"\n{PROG}: interrupted\n".encode())
+    os._exit(EXIT_INTERRUPTED)
+
+
 def _terminate_like_interrupt(signum: int, frame: FrameType | None) -> None:
     """SIGTERM (a CI job cancelled, ``kill``, a supervisor stopping us) ends a run exactly like Ctrl-C:
     agents get their stubs, what finished is synthesized, the lock is released. Whoever handles SIGINT
-    now - asyncio's runner mid-review, Python's default otherwise - handles this one too."""
+    now - asyncio's runner mid-review, Python's default otherwise - handles this one too. A review running
+    in another thread (the MCP server's tool) is interrupted as well (fluxdrive._interrupt), and worker
+    pools held by other threads are ended, so that nothing waits for their chunks (fluxdrive._pool).
+    From then on a second SIGTERM or Ctrl-C stops at once."""
+    from fluxdrive._interrupt import interrupt_others
+    from fluxdrive._pool import end_all
+
     handler = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGTERM, _stop_now)
+    signal.signal(signal.SIGINT, _stop_now)  # asyncio's runner leaves a handler it did not install in place
+    interrupt_others()
+    end_all()
     if callable(handler):
         handler(signal.SIGINT, frame)
     else:
@@ -46,10 +66,25 @@ def _terminate_like_interrupt(signum: int, frame: FrameType | None) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
-    from fluxdrive.cli.app import app
+    reserve_std_fds()
+    with guard_std_streams():
+        return _main(argv)
 
+
+def _main(argv: Sequence[str] | None) -> int:
+    handlers = {}
     if threading.current_thread() is threading.main_thread():
+        handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
         signal.signal(signal.SIGTERM, _terminate_like_interrupt)
+    try:
+        return _command(argv)
+    finally:
+        for sig, handler in handlers.items():  # an in-process caller (a test, a host program) gets its own back
+            signal.signal(sig, handler)
+
+
+def _command(argv: Sequence[str] | None) -> int:
+    from fluxdrive.cli.app import app
 
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args or os.environ.get("FLUXDRIVE_DEBUG") == "1"
@@ -77,8 +112,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         sys.stderr.write(scrub(_usage_line(exc)) + "\n")
         return int(getattr(exc, "exit_code", EXIT_USAGE) or EXIT_USAGE)
-    except BrokenPipeError:
-        return 0
     except OSError as exc:  # the machine, not fluxdrive: a full disk, a read-only mount, a vanished directory
         if debug:
             raise
@@ -104,4 +137,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run() -> None:
     """Console-script entry point."""
-    sys.exit(main())
+    code = main()
+
+    def exit_now(signum: int, frame: FrameType | None) -> None:  # the work is done: no traceback from exiting
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(code)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, exit_now)
+    sys.exit(code)

@@ -26,6 +26,18 @@ def out(text: str, *, colour: Callable[[str, str], str] | None = None, verdict: 
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
+def read_stdin() -> str:
+    """All of stdin as text, bytes that are not UTF-8 replaced by U+FFFD.
+
+    Why bytes: the text layer decodes by the locale, raising on a byte that
+    is not UTF-8 or turning it into a lone surrogate that every writer later
+    fails to encode. A piped diff of a Latin-1 file is still a diff to review.
+    """
+    buffer = getattr(sys.stdin, "buffer", None)
+    data = buffer.read() if buffer is not None else sys.stdin.read().encode("utf-8", "surrogateescape")
+    return bytes(data).decode("utf-8", "replace")
+
+
 def warn(text: str) -> None:
     """One ``fluxdrive: warning:`` line on stderr."""
     sys.stderr.write(f"fluxdrive: warning: {' '.join(scrub(text).split())}\n")

@@ -51,7 +51,7 @@ def run(
     root = project_root(path)
     files = review_files(path, root)
     config = load_config(root).config
-    agent = load_roster(root).get(name)
+    agent = load_roster(root, trusted=config.trust.project_config).get(name)
     if agent.kind != "review":
         raise UsageError(
             f"{name} is a research agent",

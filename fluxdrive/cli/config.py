@@ -9,8 +9,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from fluxdrive._columns import format_columns
+from fluxdrive._masking import scrub
 from fluxdrive._project import project_from_option
 from fluxdrive.cli._io import out, out_json
+from fluxdrive.cli.triage import TrustProjectConfig
+from fluxdrive.config.trust import TRUST_HINT
 
 if TYPE_CHECKING:  # the config models load only when a command runs
     from fluxdrive.config import LoadedConfig
@@ -24,14 +27,27 @@ def _value(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def render_config(loaded: LoadedConfig) -> str:
-    """The layers consulted, then KEY VALUE SOURCE for every key."""
+def render_config(loaded: LoadedConfig, *, only_changed: bool = False) -> str:
+    """The layers consulted, KEY VALUE SOURCE for every key, then what the project was not allowed to set."""
     lines = ["Layers (later wins):"]
     for layer in loaded.layers:
         state = "present" if layer.present else "absent"
         lines.append(f"  {layer.name:<9} {layer.location} ({state})")
-    rows = [(key, _value(value), source) for key, value, source in loaded.items()]
-    return "\n".join(lines) + "\n\n" + format_columns(("KEY", "VALUE", "SOURCE"), rows)
+    rows = [
+        (key, _value(value), source) for key, value, source in loaded.items() if not only_changed or source != "default"
+    ]
+    text = format_columns(("KEY", "VALUE", "SOURCE"), rows) if rows else "All keys at their defaults."
+    text = ("\n".join(lines) + "\n\n" if not only_changed else "") + text
+    return text.rstrip("\n") + _render_ignored(loaded)
+
+
+def _render_ignored(loaded: LoadedConfig) -> str:
+    """The project's privileged settings that were ignored, each with why (README "Security model")."""
+    if not loaded.ignored:
+        return ""
+    rows = [(item.key, _value(scrub(str(item.value))), f"it {item.reason}") for item in loaded.ignored]
+    head = f"\n\nIgnored from {loaded.ignored[0].source} (the project is not trusted; {TRUST_HINT}):\n"
+    return head + format_columns(("KEY", "VALUE", "WHY"), rows)
 
 
 @app.command("show")
@@ -54,12 +70,15 @@ def show(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
     only_changed: Annotated[bool, typer.Option("--changed", help="Only keys not at their default.")] = False,
+    trust_project_config: TrustProjectConfig = False,
 ) -> None:
-    """Print every key's effective value and the layer that set it."""
+    """Print every key's effective value and the layer that set it, and what the project was not allowed to set."""
     from fluxdrive.config import load_config, parse_assignments
 
     root = project_from_option(project)
     flags = parse_assignments(assignments or [])
+    if trust_project_config:
+        flags["trust.project_config"] = True
     loaded = load_config(root, flags=flags, flag_labels={k: f"flag --set {k}" for k in flags})
     if as_json:
         values = {
@@ -76,11 +95,11 @@ def show(
                     for layer in loaded.layers
                 ],
                 "values": values,
+                "ignored": [
+                    {"key": item.key, "value": scrub(str(item.value)), "source": item.source, "reason": item.reason}
+                    for item in loaded.ignored
+                ],
             }
         )
         return
-    if only_changed:
-        rows = [(k, _value(v), s) for k, v, s in loaded.items() if s != "default"]
-        out(format_columns(("KEY", "VALUE", "SOURCE"), rows) if rows else "All keys at their defaults.")
-        return
-    out(render_config(loaded))
+    out(render_config(loaded, only_changed=only_changed))

@@ -40,10 +40,14 @@ def remember_command(
     project: ProjectOpt = None,
 ) -> None:
     """Queue an item and return at once; `fluxdrive kb process` takes it in."""
+    from fluxdrive._masking import known_secrets
+    from fluxdrive._secret_values import collect
     from fluxdrive.kb import remember
 
-    _root, kb_dir, _swarm = _where(project)
-    out(f"queued {remember(kb_dir, title, content, category, list(refs or [])).name}")
+    root, kb_dir, _swarm = _where(project)
+    with known_secrets(collect(root)):  # the project's own secret values are never stored
+        queued = remember(kb_dir, title, content, category, list(refs or []))
+    out(f"queued {queued.name}")
 
 
 @app.command("process")

@@ -12,7 +12,9 @@ from typing import Annotated
 
 import typer
 
+from fluxdrive._masking import known_secrets
 from fluxdrive._project import find_project_root
+from fluxdrive._secret_values import collect as collect_secrets
 from fluxdrive.cli._io import note, out
 from fluxdrive.errors import InputError
 
@@ -90,18 +92,19 @@ def github(
 
     directory = output_dir if output_dir is not None else latest_run(Path.cwd())
     root = find_project_root(project or Path.cwd())
-    result = publish_github(
-        directory,
-        root=root,
-        env=os.environ,
-        mode=mode,
-        repo=repo,
-        pr=pr,
-        sha=sha,
-        request_changes=request_changes,
-        summary_url=summary_url,
-        fail_on=fail_on,
-    )
+    with known_secrets(collect_secrets(root)):  # the project's secret values never reach the forge
+        result = publish_github(
+            directory,
+            root=root,
+            env=os.environ,
+            mode=mode,
+            repo=repo,
+            pr=pr,
+            sha=sha,
+            request_changes=request_changes,
+            summary_url=summary_url,
+            fail_on=fail_on,
+        )
     for line in result.notes:
         note(line)
     out(describe(result))
@@ -143,15 +146,16 @@ def gitlab(
 
     directory = output_dir if output_dir is not None else latest_run(Path.cwd())
     root = find_project_root(project or Path.cwd())
-    result = publish_gitlab(
-        directory,
-        root=root,
-        env=os.environ,
-        project=project_id,
-        mr=mr,
-        api_url=api_url,
-        summary_url=summary_url,
-    )
+    with known_secrets(collect_secrets(root)):  # the project's secret values never reach the forge
+        result = publish_gitlab(
+            directory,
+            root=root,
+            env=os.environ,
+            project=project_id,
+            mr=mr,
+            api_url=api_url,
+            summary_url=summary_url,
+        )
     for line in result.notes:
         note(line)
     out(describe_gitlab(result))

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from fluxdrive.cli._io import note, out, terminal, warn
+from fluxdrive.cli._io import note, out, read_stdin, terminal, warn
 from fluxdrive.cli.synthesize import AllowIncomplete, exit_for, fail_on_rank
-from fluxdrive.cli.triage import TargetArg, one_target
+from fluxdrive.cli.triage import TargetArg, TrustProjectConfig, one_target
 from fluxdrive.errors import EXIT_INTERRUPTED, NothingToReviewError, UsageError
 
 if TYPE_CHECKING:
@@ -150,6 +150,7 @@ def review_command(
             "default: config verdicts.format.",
         ),
     ] = None,
+    trust_project_config: TrustProjectConfig = False,
     verbose: Annotated[bool, typer.Option("--verbose", help="List every finding, ignoring the output budget.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
 ) -> None:
@@ -162,7 +163,7 @@ def review_command(
     _check_options(fail_on, expand, publish, output_format, timeout, max_concurrency)
     given = one_target(target)
     interactive = sys.stdin.isatty() and sys.stderr.isatty() and given != "-"
-    stdin_text = sys.stdin.read() if given == "-" else None
+    stdin_text = read_stdin() if given == "-" else None
     progress = Recorder() if quiet else progress_for(sys.stderr) if interactive else PlainProgress(sys.stderr)
     options = ReviewOptions(
         yes=yes,
@@ -184,7 +185,7 @@ def review_command(
         baseline=baseline,
         project=project,
         stdin_text=stdin_text,
-        settings=_settings(assignments, verdicts_format),
+        settings=_settings(assignments, verdicts_format, trust_project_config),
         progress=progress,
         ask=_ask if interactive else None,
         say=_say,
@@ -285,11 +286,13 @@ def _say_notes(warnings: list[str], after: list[str], info: list[str]) -> None:
         note(text)
 
 
-def _settings(assignments: list[str] | None, verdicts_format: str | None) -> dict[str, Any]:
-    """The --set assignments, and --verdicts-format as config verdicts.format."""
+def _settings(assignments: list[str] | None, verdicts_format: str | None, trust: bool = False) -> dict[str, Any]:
+    """The --set assignments, --verdicts-format as config verdicts.format, --trust-project-config."""
     from fluxdrive.config import parse_assignments
 
     settings = parse_assignments(assignments or [])
+    if trust:
+        settings["trust.project_config"] = True
     if verdicts_format is not None:
         if verdicts_format not in VERDICTS_FORMATS:
             raise UsageError(f"unknown --verdicts-format {verdicts_format!r}", hint="use fluxdrive, clavain or both")

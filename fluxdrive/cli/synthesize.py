@@ -10,7 +10,8 @@ import typer
 from fluxdrive.cli._io import out, warn
 from fluxdrive.errors import EXIT_FAIL_ON, EXIT_NO_VERDICT, UsageError
 
-VERDICT_RANK = {"safe": 0, "needs-changes": 1, "risky": 2}
+# "incomplete" ranks with "safe" here: what fails it is the incomplete check below (unless allowed).
+VERDICT_RANK = {"safe": 0, "incomplete": 0, "needs-changes": 1, "risky": 2}
 FAIL_ON_RANK = {"needs-changes": 1, "risky": 2, "never": 99}
 
 
@@ -57,16 +58,20 @@ def synthesize_command(
     allow_incomplete: AllowIncomplete = False,
 ) -> None:
     """Validate, deduplicate and converge the reports in OUTPUT_DIR; write findings.json, summary.md, findings.sarif."""
+    from fluxdrive._masking import known_secrets
     from fluxdrive._project import find_project_root
+    from fluxdrive._secret_values import collect as collect_secrets
     from fluxdrive.config import load_config
     from fluxdrive.reports import render_console, render_json, write_reports
     from fluxdrive.synthesis import synthesize
 
     if fail_on is not None:
         fail_on_rank(fail_on)
-    config = load_config(find_project_root(output_dir)).config
-    result = synthesize(output_dir, config)
-    files = write_reports(result)
+    root = find_project_root(output_dir)
+    config = load_config(root).config
+    with known_secrets(collect_secrets(root)):  # the project's secret values, masked in every report
+        result = synthesize(output_dir, config)
+        files = write_reports(result)
     if as_json:
         out(render_json(result))
     else:

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from fluxdrive.cli._io import out, warn
+from fluxdrive.cli._io import out, read_stdin, warn
 from fluxdrive.errors import UsageError
 
 TargetArg = Annotated[
@@ -17,6 +17,15 @@ TargetArg = Annotated[
         metavar="TARGET...",
         help="A file, document, directory, diff file, or '-' for a diff on stdin; several files or directories "
         "are reviewed together (a pre-commit hook's file list).",
+    ),
+]
+
+TrustProjectConfig = Annotated[
+    bool,
+    typer.Option(
+        "--trust-project-config",
+        help="Also use the privileged settings of the project's own files (runtimes, models, commands, addresses, "
+        "budgets): only for a repository you trust (README 'Security model').",
     ),
 ]
 
@@ -88,6 +97,7 @@ def triage_command(
     model: Annotated[
         str | None, typer.Option("--model", metavar="PROVIDER:MODEL", help="Model the plan is priced for.")
     ] = None,
+    trust_project_config: TrustProjectConfig = False,
 ) -> None:
     """Phase 1 only: profile the input, detect domains, score agents, assign stages; ask for approval."""
     from fluxdrive.config import load_config
@@ -99,15 +109,17 @@ def triage_command(
     from fluxdrive.workspace import claim_output_dir, output_dir_for, resolve_target, run_lock
 
     given = one_target(target)
-    stdin_text = sys.stdin.read() if given == "-" else None
+    stdin_text = read_stdin() if given == "-" else None
     resolved = resolve_target(given, diff_ref=diff, staged=staged, stdin_text=stdin_text, project=project)
-    config = load_config(resolved.root).config
+    flags = {"trust.project_config": True} if trust_project_config else {}
+    loaded = load_config(resolved.root, flags=flags, revision=resolved.settings_revision)
+    config = loaded.config
     directory = claim_output_dir(output_dir_for(resolved, output_dir), resolved)
     with run_lock(directory, command="triage"):
         result = triage_target(resolved, config, use_cache=not no_cache)
         runtime_class(runtime)  # an unknown name fails with a suggestion
         apply_cost_model(result, RuntimePool(runtime, model), config, model)
-        for note in result.notes:
+        for note in [*loaded.notes(), *result.notes]:
             warn(note)
         approved = approve(result, yes=yes, stream_to_stderr=as_json)
         write_outputs(result, directory)

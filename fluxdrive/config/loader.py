@@ -5,7 +5,9 @@ Layers, later wins (ARCHITECTURE.md "Configuration"):
 1. built-in defaults (the numbers of PROTOCOL.md),
 2. the user file ``$XDG_CONFIG_HOME/fluxdrive/config.toml``
    (``~/.config/fluxdrive/config.toml``),
-3. the project file ``PROJECT_ROOT/.fluxdrive/config.toml``,
+3. the project file ``PROJECT_ROOT/.fluxdrive/config.toml`` (for a diff, as
+   of its base commit), less the privileged settings a reviewed repository
+   may not make unless the user trusts it (:mod:`fluxdrive.config.trust`),
 4. environment variables ``FLUXDRIVE_<SECTION>__<KEY>`` (value parsed as a
    TOML literal, else taken as a string),
 5. flags given to a command (``--set section.key=value`` and options such as
@@ -28,11 +30,17 @@ from typing import Any, get_origin
 
 from pydantic import BaseModel, ValidationError
 
+from fluxdrive import _git
+from fluxdrive._confine import is_inside
+from fluxdrive._paths import UnreadableFileError, read_regular
 from fluxdrive.config.model import Config
+from fluxdrive.config.trust import Ignored, is_trusted, split_project_layer
 from fluxdrive.errors import ConfigError, InputError
 
 ENV_PREFIX = "FLUXDRIVE_"
+PROJECT_CONFIG = ".fluxdrive/config.toml"
 DEFAULT_SOURCE = "default"
+MAX_CONFIG_BYTES = 16 * 1024 * 1024  # a settings file, not a disk image
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +59,11 @@ class LoadedConfig:
     config: Config
     sources: Mapping[str, str]
     layers: tuple[Layer, ...]
+    ignored: tuple[Ignored, ...] = ()
+
+    def notes(self) -> list[str]:
+        """One line per privileged setting the project tried to make (what a run says with its verdict)."""
+        return [item.note() for item in self.ignored]
 
     def source_of(self, key: str) -> str:
         """The layer that set ``key`` (a dotted path), or 'default'."""
@@ -88,24 +101,31 @@ def user_config_path(env: Mapping[str, str]) -> Path:
 
 def project_config_path(project_root: Path) -> Path:
     """``PROJECT_ROOT/.fluxdrive/config.toml``."""
-    return Path(project_root) / ".fluxdrive" / "config.toml"
+    return Path(project_root) / PROJECT_CONFIG
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    """One config file's tables; a FIFO, device or directory in its place is one ConfigError, never a hang."""
     if path.is_dir():
         raise ConfigError(source=str(path), key=None, problem="is a directory, not a TOML file")
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(source=str(path), key=None, problem=f"cannot read: {exc.strerror}") from None
+        data = read_regular(path, "config file", limit=MAX_CONFIG_BYTES)
+    except UnreadableFileError as exc:
+        raise ConfigError(source=str(path), key=None, problem=exc.problem, hint="make it a TOML file") from None
+    return _parse_toml(data, str(path))
+
+
+def _parse_toml(data: bytes, source: str) -> dict[str, Any]:
     try:
         return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
-        raise ConfigError(source=str(path), key=None, problem="is not UTF-8 text") from None
+        raise ConfigError(source=source, key=None, problem="is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(source=str(path), key=None, problem=f"invalid TOML: {exc}", hint="fix the syntax") from None
+        raise ConfigError(source=source, key=None, problem=f"invalid TOML: {exc}", hint="fix the syntax") from None
     except RecursionError:
-        raise ConfigError(source=str(path), key=None, problem="nests arrays or tables too deeply to read") from None
+        raise ConfigError(source=source, key=None, problem="nests arrays or tables too deeply to read") from None
+    except ValueError:  # an integer past Python's int-string limit (4,300 digits), raised from inside tomllib
+        raise ConfigError(source=source, key=None, problem="holds a number with too many digits to read") from None
 
 
 def parse_value(raw: str) -> Any:
@@ -116,6 +136,8 @@ def parse_value(raw: str) -> Any:
         return raw
     except RecursionError:
         raise ConfigError(source="--set", key=None, problem="the value nests too deeply to read") from None
+    except ValueError:  # an integer past Python's int-string limit (4,300 digits), raised from inside tomllib
+        raise ConfigError(source="--set", key=None, problem=f"the value has too many digits ({len(raw):,})") from None
 
 
 def _nest(dotted: str, value: Any) -> dict[str, Any]:
@@ -238,32 +260,44 @@ def load_config(
     env: Mapping[str, str] | None = None,
     flags: Mapping[str, Any] | None = None,
     flag_labels: Mapping[str, str] | None = None,
+    revision: str | None = None,
 ) -> LoadedConfig:
     """Merge every layer and validate; raise ConfigError naming source and key.
 
     ``flags`` maps dotted keys to values given on the command line;
     ``flag_labels`` optionally names the flag that set each key (for
-    ``config show`` and error messages), default ``flag``.
+    ``config show`` and error messages), default ``flag``. ``revision``
+    reads the project file from that git commit instead of the work tree
+    (a diff is reviewed under the settings of its base, never its own).
+    The project file's privileged settings are dropped unless the user
+    trusts the project (:mod:`fluxdrive.config.trust`).
     """
     env = os.environ if env is None else env
     merged: dict[str, Any] = Config().model_dump()
     sources: dict[str, str] = {}
     layers = [Layer("defaults", "built in", True)]
 
-    files = [("user", user_config_path(env))]
-    if project_root is not None:
-        files.append(("project", project_config_path(project_root)))
-    for name, path in files:
-        present = path.exists()
-        layers.append(Layer(name, str(path), present))
-        if present:
-            _merge(merged, _read_toml(path), sources, _constant(str(path)))
+    user_path = user_config_path(env)
+    user_data = _read_toml(user_path) if user_path.exists() else {}
+    layers.append(Layer("user", str(user_path), user_path.exists()))
+    _merge(merged, user_data, sources, _constant(str(user_path)))
 
     env_data, env_names = env_layer(env)
+    flag_data = flag_layer(flags or {})
+    ignored: list[Ignored] = []
+    trusted = False
+    if project_root is not None:
+        trusted = _trusts(project_root, user_data, env_data, flag_data)
+        project_data, location = _project_layer(Path(project_root), revision)
+        layers.append(Layer("project", location, project_data is not None))
+        if project_data is not None:
+            if not trusted:
+                project_data, ignored = split_project_layer(project_data, location)
+            _merge(merged, project_data, sources, _constant(location))
+
     layers.append(Layer("env", f"{ENV_PREFIX}<SECTION>__<KEY>", bool(env_data)))
     _merge(merged, env_data, sources, lambda k: _label(env_names, k, "env"))
 
-    flag_data = flag_layer(flags or {})
     labels = dict(flag_labels or {})
     layers.append(Layer("flags", "command line", bool(flag_data)))
     _merge(merged, flag_data, sources, lambda k: _label(labels, k, "flag"))
@@ -275,7 +309,42 @@ def load_config(
         key = ".".join(str(p) for p in error["loc"])
         problem, hint = _problem(error)
         raise ConfigError(source=_error_source(key, sources), key=key or None, problem=problem, hint=hint) from None
-    return LoadedConfig(config, dict(sources), tuple(layers))
+    if trusted and not config.trust.project_config:  # trusted through trust.projects: say so downstream
+        config = config.model_copy(update={"trust": config.trust.model_copy(update={"project_config": True})})
+    return LoadedConfig(config, dict(sources), tuple(layers), tuple(ignored))
+
+
+def _project_layer(root: Path, revision: str | None) -> tuple[dict[str, Any] | None, str]:
+    """The project file's settings (None when absent) and where they were read: the work tree or a commit."""
+    path = project_config_path(root)
+    if revision is None:
+        if not (path.exists() or path.is_symlink()):
+            return None, str(path)
+        if not is_inside(path, root):
+            raise ConfigError(
+                source=str(path),
+                key=None,
+                problem="leads outside the project (a symlink)",
+                hint="a project's settings are read only from inside it",
+            )
+        return _read_toml(path), str(path)
+    location = f"{path} at {revision[:12]}"
+    data = _git.show_file(root, revision, PROJECT_CONFIG)
+    return (None if data is None else _parse_toml(data, location)), location
+
+
+def _trusts(root: Path, *layers: Mapping[str, Any]) -> bool:
+    """Whether the user's own layers (user file, environment, flags) trust the project at ``root``."""
+    project_config, projects = False, []
+    for layer in layers:
+        section = layer.get("trust")
+        if not isinstance(section, Mapping):
+            continue
+        if isinstance(section.get("project_config"), bool):
+            project_config = section["project_config"]
+        if isinstance(section.get("projects"), list):
+            projects = [str(p) for p in section["projects"]]
+    return is_trusted(root, project_config=project_config, projects=projects)
 
 
 def parse_assignments(pairs: list[str]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
@@ -29,6 +30,40 @@ def _inside_project(value: str) -> str:
 
 
 ProjectDirectory = Annotated[str, AfterValidator(_inside_project)]
+
+REDIS_SCHEMES = ("redis", "rediss", "unix")
+
+
+def _redis_url(value: str) -> str:
+    """A Redis address the client can parse: ``redis://``, ``rediss://`` (a host) or ``unix://`` (a socket path).
+
+    Checked when the config is read, so ``redis://[::1`` or ``file:///etc/passwd`` is one ConfigError line
+    naming the key, not a ValueError deep inside the Redis client mid-run. The message never quotes the
+    value: it may carry a password.
+    """
+    try:
+        parts = urlsplit(value)
+        port = parts.port
+        host = parts.hostname
+    except ValueError as exc:  # "Invalid IPv6 URL", "Port out of range 0-65535", a port that is not a number
+        raise ValueError(f"is not a URL the Redis client can parse ({exc})") from None
+    if parts.scheme.lower() not in REDIS_SCHEMES:
+        shown = parts.scheme or "none"
+        raise ValueError(f"must be a redis://, rediss:// or unix:// URL (the scheme is {shown!r})")
+    if parts.scheme.lower() == "unix":
+        if not parts.path:
+            raise ValueError("a unix:// URL needs the socket's path (unix:///run/redis.sock)")
+        return value
+    if not host:
+        raise ValueError("needs a host (redis://HOST:PORT/DB)")
+    if port == 0:
+        raise ValueError("needs a port from 1 to 65535")
+    if parts.path.strip("/") and not parts.path.strip("/").isdigit():
+        raise ValueError("the database after the host must be a number (redis://HOST:PORT/0)")
+    return value
+
+
+RedisUrl = Annotated[str, AfterValidator(_redis_url)]
 
 
 class CeilingConfig(_Section):
@@ -139,7 +174,7 @@ class DispatchConfig(_Section):
     shard_min_lines: int = Field(
         20_000, ge=1, description="on a cluster, inputs of at least this many lines are analyzed in shards"
     )
-    rate_limit_url: str | None = Field(
+    rate_limit_url: RedisUrl | None = Field(
         None,
         description="redis://... shared by every machine of a fleet: one AIMD concurrency cap and 429 backoff "
         "per provider key instead of one per process",
@@ -149,7 +184,7 @@ class DispatchConfig(_Section):
 class ChannelConfig(_Section):
     """Where the peer-findings channel lives (section 10): the run's file, or a Redis stream across machines."""
 
-    url: str | None = Field(
+    url: RedisUrl | None = Field(
         None,
         description="redis://HOST:PORT/DB: agents share findings through a Redis stream per run (mirrored to "
         "peer-findings.jsonl at the end); unset: the local file only",
@@ -338,6 +373,9 @@ class StaticConfig(_Section):
     max_fan_out: int = Field(20, ge=1, description="internal imports above which a module is a hub")
     max_fan_in: int = Field(30, ge=1, description="importers above which a module is a bottleneck")
     max_file_bytes: int = Field(5_000_000, ge=1, description="larger files are not analyzed (listed as skipped)")
+    max_file_seconds: float = Field(
+        60, gt=0, le=3600, description="longest fluxdrive's own checks spend on one file (then it is skipped, listed)"
+    )
     layers: list[LayerRule] = Field(default_factory=list, description="forbidden imports between layers")
 
     @model_validator(mode="after")
@@ -404,6 +442,21 @@ class AgentRuntime(_Section):
     model: str | None = Field(None, description="provider:model for the llm runtime")
 
 
+class TrustConfig(_Section):
+    """Whether the reviewed project's own files may choose what runs and where traffic goes (README "Security
+    model"). Set only in your own config, the environment or on the command line: a project cannot trust itself."""
+
+    project_config: bool = Field(
+        False,
+        description="use the privileged settings (runtimes, models, commands, addresses, budgets) of the project's "
+        ".fluxdrive/config.toml and agent definitions too (--trust-project-config)",
+    )
+    projects: list[str] = Field(
+        default_factory=list,
+        description="project roots (and everything below them) whose privileged settings are trusted",
+    )
+
+
 class Config(_Section):
     """The whole effective configuration."""
 
@@ -428,3 +481,4 @@ class Config(_Section):
     llm: LlmConfig = Field(default_factory=LlmConfig)
     cli_agent: CliAgentConfig = Field(default_factory=CliAgentConfig)
     agents: dict[str, AgentRuntime] = Field(default_factory=dict, description="per-agent runtime and model")
+    trust: TrustConfig = Field(default_factory=TrustConfig)

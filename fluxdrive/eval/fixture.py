@@ -19,9 +19,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from fluxdrive.errors import UsageError
+from fluxdrive._paths import read_regular
+from fluxdrive._structured import TooDeepError, load_json
+from fluxdrive.errors import InputError, UsageError
 
 GROUND_TRUTH = "ground-truth.json"
+MAX_GROUND_TRUTH_BYTES = 16 * 1024 * 1024
 InputKind = Literal["document", "project", "diff"]
 Severity = Literal["P0", "P1", "P2", "P3"]
 _LOCATION = re.compile(r"^(?:section:\s*\S.*|[^:\s][^:]*:\d+(?:-\d+)?)$")
@@ -99,13 +102,19 @@ def ground_truth_schema() -> dict[str, Any]:
     return schema
 
 
+def _present(path: Path, *, directory: bool) -> bool:
+    """Whether the input is there; a symbolic link counts whatever it points at (even nothing), so that
+    staging refuses that one case with a line instead of the whole suite failing to load."""
+    return path.is_symlink() or (path.is_dir() if directory else path.is_file())
+
+
 def _input_kind(root: Path) -> InputKind:
     present = [
         kind
         for kind, there in (
-            ("document", (root / "document.md").is_file()),
-            ("project", (root / "project").is_dir()),
-            ("diff", (root / "base").is_dir() and (root / "change.patch").is_file()),
+            ("document", _present(root / "document.md", directory=False)),
+            ("project", _present(root / "project", directory=True)),
+            ("diff", _present(root / "base", directory=True) and _present(root / "change.patch", directory=False)),
         )
         if there
     ]
@@ -128,10 +137,16 @@ def load_fixture(root: Path) -> Fixture:
     path = root / GROUND_TRUTH
     if not path.is_file():
         raise UsageError(f"{root}: no {GROUND_TRUTH}: not an eval fixture")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    try:  # a FIFO is refused, not waited on; too deep (RecursionError) or too many digits (ValueError): one line
+        data = load_json(read_regular(path, GROUND_TRUTH, limit=MAX_GROUND_TRUTH_BYTES).decode("utf-8"), GROUND_TRUTH)
+    except InputError as error:
+        raise UsageError(error.message) from None
+    except TooDeepError as error:
+        raise UsageError(f"{path}: {error}") from None
+    except json.JSONDecodeError as error:
         raise UsageError(f"{path}: not readable JSON ({error})") from None
+    except ValueError:  # UnicodeDecodeError, or an integer past Python's int-string limit (4,300 digits)
+        raise UsageError(f"{path}: not readable JSON (not UTF-8, or a number with too many digits)") from None
     try:
         truth = GroundTruth.model_validate(data)
     except ValidationError as error:

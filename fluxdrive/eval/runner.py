@@ -1,7 +1,8 @@
 """Run a reviewer on every fixture and score it: ``fluxdrive eval run``.
 
 Each fixture is copied to a fresh temporary directory (a run never writes
-into the fixtures), a diff fixture gets its patch applied with ``git apply``
+into the fixtures; a symbolic link in it refuses the case, :mod:`fluxdrive.eval.stage`),
+a diff fixture gets its patch applied with ``git apply``
 and is reviewed as that diff, and the review runs through the same
 ``run_review`` a user's command does, non-interactively (``--yes``), with the
 runtime, model and agents asked for. Its findings.json is matched against
@@ -12,8 +13,6 @@ the ground truth (:mod:`fluxdrive.eval.match`) and counted
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -21,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fluxdrive.errors import UsageError
 from fluxdrive.eval.fixture import Fixture
 from fluxdrive.eval.match import Matching, Produced, match
 from fluxdrive.eval.score import Counts, count, sum_counts
+from fluxdrive.eval.stage import RefusedCaseError, stage
 
 
 @dataclass(slots=True)
@@ -70,32 +69,6 @@ class EvalRun:
         return sum_counts(r.counts for r in self.results)
 
 
-def _stage(fixture: Fixture, scratch: Path) -> tuple[str, Path, str | None]:
-    """(target, working directory, diff text) of the copy of the fixture the review runs on."""
-    root = fixture.root
-    if fixture.kind == "document":
-        work = scratch / "input"
-        work.mkdir()
-        shutil.copy2(root / "document.md", work / "document.md")
-        return "document.md", work, None
-    if fixture.kind == "project":
-        work = scratch / "project"
-        shutil.copytree(root / "project", work)
-        return ".", work, None
-    work = scratch / "base"
-    shutil.copytree(root / "base", work)
-    patch = (root / "change.patch").read_text(encoding="utf-8")
-    git = shutil.which("git")
-    if git is None:
-        raise UsageError("git is not installed: a diff fixture's patch is applied with git apply")
-    applied = subprocess.run(
-        [git, "apply", "--whitespace=nowarn", "-"], input=patch, text=True, cwd=work, capture_output=True, check=False
-    )
-    if applied.returncode != 0:
-        raise UsageError(f"{root / 'change.patch'}: does not apply to base/: {applied.stderr.strip()[:200]}")
-    return "-", work, patch
-
-
 def run_fixture(fixture: Fixture, review: Callable[..., Any]) -> FixtureResult:
     """Review one fixture's copy and score the findings.
 
@@ -108,12 +81,14 @@ def run_fixture(fixture: Fixture, review: Callable[..., Any]) -> FixtureResult:
         scratch = Path(tmp)
         output = scratch / "out"
         try:
-            target, work, diff = _stage(fixture, scratch)
+            target, work, diff = stage(fixture, scratch)
             review(target, cwd=work, output_dir=output, stdin_text=diff)
             data = json.loads((output / "findings.json").read_text(encoding="utf-8"))
             produced = [Produced.from_json(item) for item in data.get("findings", [])]
             verdict, error = data.get("verdict"), None
             usage = _usage(output)
+        except RefusedCaseError as exc:
+            produced, verdict, error, usage = [], None, str(exc), {}
         except (OSError, ValueError) as exc:
             produced, verdict, error, usage = [], None, f"{type(exc).__name__}: {exc}", {}
     matching = match(truth.findings, produced, truth.must_not_flag)

@@ -3,6 +3,9 @@
 The caller - a person, an agent through MCP - never waits for duplicate and
 conflict checks; the processor takes the queue later, one file at a time, in
 name order (names start with a UTC timestamp, so that is arrival order).
+What is queued is masked first (credential shapes, and the project's secret
+values when the caller opened a :func:`~fluxdrive._masking.known_secrets`
+scope, as ``fluxdrive kb remember`` does): the knowledge base is committed.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pydantic import ValidationError
 
 from fluxdrive._atomic import atomic_write_text
 from fluxdrive._clock import utc_timestamp
+from fluxdrive._masking import scrub
 from fluxdrive.errors import UsageError
 from fluxdrive.kb.files import QUEUE_DIR
 from fluxdrive.kb.model import CATEGORIES, Item, QueuedItem
@@ -27,8 +31,10 @@ def remember(
     """Queue one item; returns the queue file. Bad input is a UsageError saying which field and why."""
     if category not in CATEGORIES:
         raise UsageError(f"unknown category {category!r}", hint=f"use one of {', '.join(CATEGORIES)}")
+    # a store outlives the run: what a person or an agent pastes is masked before it is kept
+    title, content, refs = scrub(title), scrub(content), [scrub(ref) for ref in refs or []]
     try:
-        item = Item(id=slug(title), category=category, title=title, content=content, refs=refs or [])
+        item = Item(id=slug(title), category=category, title=title, content=content, refs=refs)
     except ValidationError as exc:
         problem = exc.errors()[0]
         raise UsageError(f"{'.'.join(str(p) for p in problem['loc'])}: {problem['msg']}") from None

@@ -16,10 +16,12 @@ from datetime import date
 from pathlib import Path
 
 from fluxdrive._atomic import atomic_write_text
+from fluxdrive._paths import read_regular
 from fluxdrive.errors import InputError, UsageError
 from fluxdrive.knowledge.entries import ID_PATTERN, Entry, parse_entry, render_entry
 
 ARCHIVE = "archive"
+MAX_ENTRY_BYTES = 4 * 1024 * 1024  # a note, not a disk image: a FIFO or device here is a problem, not a wait
 
 
 @dataclass
@@ -40,7 +42,8 @@ class Store:
                 continue
             for path in sorted(folder.glob("*.md")):
                 try:
-                    target[path.stem] = parse_entry(path.stem, path.read_text(encoding="utf-8"), str(path))
+                    text = read_regular(path, "knowledge entry", limit=MAX_ENTRY_BYTES).decode("utf-8")
+                    target[path.stem] = parse_entry(path.stem, text, str(path))
                 except (InputError, OSError, UnicodeDecodeError) as exc:
                     message = exc.one_line() if isinstance(exc, InputError) else f"{path}: {exc}"
                     store.problems.append(message)

@@ -104,4 +104,5 @@ class ContentBuilder:
             else None,
             label=self.target.label,
             focus=focus,
+            settings_revision=self.target.settings_revision,
         )

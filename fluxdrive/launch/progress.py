@@ -5,7 +5,8 @@ terminal a live table shows every agent's state and elapsed time under a
 ``[N/M agents complete]`` header; anywhere else (CI logs, a calling
 assistant, a pipe) each event is one plain line, because a redrawn table
 turns into noise in a log. :class:`Recorder` keeps the events for the
-library and tests.
+library and tests. Both writers guard their stream (:mod:`fluxdrive._streams`):
+a reader that goes away silences the progress, never the review.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Protocol
 
 from fluxdrive._masking import scrub
+from fluxdrive._streams import guarded
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -85,7 +87,7 @@ class PlainProgress:
     """One line per event: ``[3/7 agents complete] fd-safety completed in 2.1 s: 1 P0, 2 P1``."""
 
     def __init__(self, stream: IO[str] | None = None) -> None:
-        self.stream = stream or sys.stderr
+        self.stream = guarded(stream or sys.stderr)
         self.total = 0
         self.done = 0
         self.started_at = time.monotonic()
@@ -132,7 +134,7 @@ class LiveProgress:
         from rich.console import Console
         from rich.live import Live
 
-        self.console = Console(file=stream or sys.stderr)
+        self.console = Console(file=guarded(stream or sys.stderr))
         self.rows: dict[str, list[str]] = {}
         self.started_at: dict[str, float] = {}
         self.done = 0

@@ -26,7 +26,10 @@ from typing import Any
 
 from fluxdrive import _git
 from fluxdrive._clock import utc_timestamp
+from fluxdrive._interrupt import Interrupt
+from fluxdrive._masking import KnownSecrets, known_secrets
 from fluxdrive._project import find_project_root
+from fluxdrive._secret_values import collect as collect_secrets
 from fluxdrive.baseline import Baseline, apply_baseline, current_branch, load_baseline, remember_reviewed, since_last
 from fluxdrive.config.model import Config
 from fluxdrive.contracts.run_manifest import RunManifest
@@ -46,7 +49,6 @@ from fluxdrive.triage.gate import run_gate
 from fluxdrive.workspace import (
     Target,
     claim_output_dir,
-    isolate,
     output_dir_for,
     resolve_target,
     run_lock,
@@ -88,6 +90,7 @@ class ReviewOptions:
     say: Callable[[str], None] | None = None
     baseline: Path | None = None  # report only findings not in this baseline (fluxdrive baseline write)
     since_last: bool = False  # review what changed since the last reviewed commit of this branch
+    interrupt: Interrupt | None = None  # interrupts the review from another thread (the MCP server's cancel)
 
 
 @dataclass
@@ -121,11 +124,21 @@ def _mode(options: ReviewOptions) -> ExpandChoice:
     )
 
 
-def _config(options: ReviewOptions, root: Path) -> Config:
+def _config(options: ReviewOptions, target: Target) -> tuple[Config, list[str]]:
+    """The effective config (a diff under its base commit's project settings) and what was ignored from it."""
     from fluxdrive.config import load_config
 
-    flags = dict(options.settings)
-    config = options.config or load_config(root, flags=flags, flag_labels={k: f"flag --set {k}" for k in flags}).config
+    notes: list[str] = []
+    config = options.config
+    if config is None:
+        flags = dict(options.settings)
+        loaded = load_config(
+            Path(target.root),
+            flags=flags,
+            flag_labels={k: f"flag --set {k}" for k in flags},
+            revision=target.settings_revision,
+        )
+        config, notes = loaded.config, loaded.notes()
     dispatch: dict[str, Any] = {}
     if options.timeout_s is not None:
         dispatch |= {"timeout_local_s": options.timeout_s, "timeout_remote_s": options.timeout_s}
@@ -139,7 +152,7 @@ def _config(options: ReviewOptions, root: Path) -> Config:
         update["research"] = config.research.model_copy(update={"enabled": False})
     if not options.dropout:
         update["dropout"] = config.dropout.model_copy(update={"enabled": False})
-    return config.model_copy(update=update) if update else config
+    return (config.model_copy(update=update) if update else config), notes
 
 
 def _backend(flag: str | None, config: Config) -> dict[str, Any]:
@@ -185,6 +198,13 @@ def _fingerprint(root: Path, files: Sequence[str]) -> str:
 def run_review(target: str | Path | Sequence[str | Path] | None, options: ReviewOptions | None = None) -> ReviewRun:
     """Review ``target`` (a path; several paths, reviewed together; ``-`` with ``options.stdin_text``; or None
     with ``diff_ref``/``staged``)."""
+    with known_secrets() as secrets:  # the tree's secret values, masked in every output of this run
+        return _run_review(target, options, secrets)
+
+
+def _run_review(
+    target: str | Path | Sequence[str | Path] | None, options: ReviewOptions | None, secrets: KnownSecrets
+) -> ReviewRun:
     options = _since_last(options or ReviewOptions(), target)
     mode = _mode(options)
     began = time.monotonic()
@@ -198,7 +218,8 @@ def run_review(target: str | Path | Sequence[str | Path] | None, options: Review
         cwd=options.cwd,
         project=options.project,
     )
-    config = _config(options, Path(resolved.root))
+    secrets.add(collect_secrets(Path(resolved.root), extra_texts=[t for t in (resolved.diff_text,) if t]))
+    config, config_notes = _config(options, resolved)
     pool = _runtimes(options, config)
     pool.preflight(config, Path(resolved.root))  # the common case fails before anything is written
     if options.llm_triage:
@@ -207,6 +228,7 @@ def run_review(target: str | Path | Sequence[str | Path] | None, options: Review
     progress = options.progress or Recorder()
     with run_lock(output_dir, command="review"):
         planned = _triage(resolved, config, pool, options, progress)
+        planned.notes[:0] = config_notes
         result = planned.triage
         if not _gate(result, options):
             write_outputs(result, output_dir)
@@ -219,7 +241,7 @@ def run_review(target: str | Path | Sequence[str | Path] | None, options: Review
         deps = ReviewDeps(pool, progress, knowledge, options.ask, options.say)
         launcher = Launcher(result, resolved, config, plan, deps, output_dir)
         triage_seconds = round(time.monotonic() - began, 3)
-        record, interrupted, started_at = _launch(launcher, mode, progress)
+        record, interrupted, started_at = _launch(launcher, mode, progress, options.interrupt or Interrupt())
         channel_notes += _mirror_channel(output_dir, config)
         facts = RunFacts(
             run_id=hashlib.sha256(f"{output_dir}:{utc_timestamp()}:{os.getpid()}".encode()).hexdigest()[:12],
@@ -283,8 +305,7 @@ def _triage(target: Target, config: Config, pool: RuntimePool, options: ReviewOp
 
 
 def _prepare(output_dir: Path, target: Target, result: Triage, progress: Progress) -> None:
-    """The approved plan on disk (previous run's reports cleared), or a ReviewError when nobody would run."""
-    isolate(output_dir, keep=[target.path] if target.path is not None else [])
+    """The approved plan on disk (in this run's fresh directory), or a ReviewError when nobody would run."""
     write_outputs(result, output_dir)
     write_input_copy(output_dir, target)
     progress.phase(
@@ -325,15 +346,27 @@ def _mirror_channel(output_dir: Path, config: Config) -> list[str]:
         return [f"the peer channel could not be mirrored to peer-findings.jsonl: {exc}"]
 
 
-def _launch(launcher: Launcher, mode: ExpandChoice, progress: Progress) -> tuple[LaunchRecord, bool, str]:
-    """Run the phases; Ctrl-C is a normal ending. The record, whether it was interrupted, when it started."""
+def _launch(
+    launcher: Launcher, mode: ExpandChoice, progress: Progress, interrupt: Interrupt
+) -> tuple[LaunchRecord, bool, str]:
+    """Run the phases; Ctrl-C, SIGTERM or ``interrupt`` (from any thread) is a normal ending. The record,
+    whether it was interrupted, when it started."""
     root = Path(launcher.target.root)
     before = _fingerprint(root, launcher.content.files)
     started_at = utc_timestamp()
     interrupted = False
+
+    async def phases() -> None:
+        with interrupt.bound():
+            await launcher.run(mode)
+
     try:
-        asyncio.run(launcher.run(mode))
+        asyncio.run(phases())
     except KeyboardInterrupt:
+        interrupted = True
+    except asyncio.CancelledError:  # cancelled through ``interrupt`` (also when a signal cancelled it too)
+        if not interrupt.requested:
+            raise
         interrupted = True
     finally:
         progress.close()

@@ -11,7 +11,9 @@ A 5xx, a network error, a 429 or a 403 that is a rate limit (a
 secondary rate limit) is retried a few times with a short, bounded backoff;
 anything else fails at once with a :class:`GitHubApiError` naming the method,
 the path, the status and GitHub's message - never a header, and the token is
-replaced by ``****`` wherever a message might echo it.
+replaced by ``****`` wherever a message might echo it. Every request body is
+masked here, at the one place all publishers send through (credential shapes
+and the known secret values of the run), so no publisher can forget to.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any, Self
 import httpx2
 
 from fluxdrive import __version__
-from fluxdrive._masking import MASK, scrub
+from fluxdrive._masking import MASK, scrub, scrub_tree
 from fluxdrive.errors import FluxdriveError
 
 API_VERSION = "2022-11-28"
@@ -112,6 +114,11 @@ class RestClient:
             text = text.replace(self._token, MASK)
         return scrub(text)
 
+    def mask_payload(self, body: Any) -> Any:
+        """Every string of a JSON body masked, on its way out: whatever a publisher renders (a finding's
+        title, a code excerpt, a summary), no secret - by shape or a known value of the run - reaches the forge."""
+        return None if body is None else scrub_tree(body)
+
     # --- what differs between APIs ----------------------------------------------------------------
 
     def hint(self, status: int | None) -> str | None:
@@ -134,10 +141,11 @@ class RestClient:
     ) -> httpx2.Response:
         """One request, retried on 5xx, network errors and rate limits; raises on any other failure."""
         what = f"{method} {self.mask(path.split('?', 1)[0])}"
+        payload = self.mask_payload(json)
         attempt = 0
         while True:
             try:
-                response = self._client.request(method, path, json=json, params=params)
+                response = self._client.request(method, path, json=payload, params=params)
             except httpx2.TransportError as exc:
                 if attempt >= self._retries:
                     raise self.error(f"{what}: {self.mask(type(exc).__name__ + ': ' + str(exc))}") from None

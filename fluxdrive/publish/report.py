@@ -179,11 +179,15 @@ def load_run(directory: Path, root: Path | None = None) -> RunReport:
         for a in data.get("agents") or []
         if isinstance(a, dict)
     ]
+    complete = bool(data.get("complete", True))
+    verdict = str(data["verdict"])
+    if verdict == "safe" and not complete:  # a findings.json of schema 1 said "safe" for an incomplete review
+        verdict = "incomplete"
     return RunReport(
         directory=Path(directory),
-        verdict=str(data["verdict"]),
+        verdict=verdict,
         counts={str(k): int(v) for k, v in (data.get("counts") or {}).items()},
-        complete=bool(data.get("complete", True)),
+        complete=complete,
         incomplete_reasons=[str(r) for r in data.get("incomplete_reasons") or []],
         input=str(data.get("input") or ""),
         findings=findings,

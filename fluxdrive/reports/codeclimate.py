@@ -60,6 +60,12 @@ The mapping:
   review the reviewed directory, else (a diff, reports synthesized without
   a run) ``.``, the repository root.
 
+- **An incomplete review** (an agent failed, timed out or was cut off)
+  adds one ``critical`` issue per reason, check ``fluxdrive:incomplete-review``,
+  at line 1 of the reviewed file or directory (``.`` for a diff). Why: the
+  report is a bare list of issues, and GitLab reads ``[]`` as "no
+  degradation"; a review whose fd-safety crashed must not look clean there.
+
 Output is deterministic (sorted by path, line, severity, check name,
 fingerprint), a JSON array, ``[]`` when there is nothing to report.
 """
@@ -80,6 +86,8 @@ IMPROVEMENT_SEVERITY = "info"
 _SEVERITY_RANK = {"blocker": 0, "critical": 1, "major": 2, "minor": 3, "info": 4}
 MAX_PLACES = 1000
 FINGERPRINT_VERSION = "fluxdrive-codequality/v1"
+INCOMPLETE_CHECK = "fluxdrive:incomplete-review"
+INCOMPLETE_SEVERITY = "critical"
 SECURITY = "Security"
 # the Code Climate categories: Bug Risk, Clarity, Compatibility, Complexity, Duplication, Performance, Security, Style
 AGENT_CATEGORIES = {
@@ -172,6 +180,29 @@ def _body(finding: Finding) -> str:
     return "; ".join(parts)
 
 
+def _incomplete_issues(result: Synthesis) -> list[dict[str, Any]]:
+    """One issue per reason the review is incomplete (none for a complete review)."""
+    label = (
+        _clean_path(result.input) if result.input_type in ("file", "document", "directory") and result.input else "."
+    )
+    issues = []
+    for reason in result.incomplete:
+        material = "\0".join([FINGERPRINT_VERSION, INCOMPLETE_CHECK, label, mask_text(reason)])
+        issues.append(
+            {
+                "type": "issue",
+                "check_name": INCOMPLETE_CHECK,
+                "description": " ".join(f"Review incomplete, nothing here is shown safe: {reason}".split()),
+                "categories": [SECURITY],
+                "fingerprint": hashlib.sha256(material.encode()).hexdigest()[:32],
+                "severity": INCOMPLETE_SEVERITY,
+                "location": {"path": label, "lines": {"begin": 1, "end": 1}},
+                "content": {"body": f"fluxdrive verdict {result.verdict}: {result.validation_line}"},
+            }
+        )
+    return issues
+
+
 def build_codeclimate(result: Synthesis, *, include_improvements: bool = False) -> list[dict[str, Any]]:
     """The report's issues, sorted; fingerprints unique."""
     findings = [*result.findings, *(result.improvements if include_improvements else [])]
@@ -200,7 +231,7 @@ def build_codeclimate(result: Synthesis, *, include_improvements: bool = False) 
         rank[key] = occurrence + 1
         material = "\0".join([FINGERPRINT_VERSION, *key, str(occurrence)])
         issue["fingerprint"] = hashlib.sha256(material.encode()).hexdigest()[:32]
-    issues = [d[3] for d in drafts]
+    issues = [d[3] for d in drafts] + _incomplete_issues(result)
     return sorted(
         issues,
         key=lambda i: (

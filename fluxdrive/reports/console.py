@@ -18,7 +18,8 @@ from fluxdrive.synthesis import Finding, Synthesis
 
 TITLE_WIDTH = 96  # without a terminal to fit (a pipe, a file, an MCP answer)
 MIN_TITLE = 30
-VERDICT_COLOUR = {"SAFE": "32", "NEEDS-CHANGES": "33", "RISKY": "31", "ERROR": "31"}  # green, yellow, red
+# green, yellow, red
+VERDICT_COLOUR = {"SAFE": "32", "NEEDS-CHANGES": "33", "RISKY": "31", "INCOMPLETE": "31", "ERROR": "31"}
 
 
 def _finding_line(finding: Finding, width: int | None = None) -> str:
@@ -139,7 +140,8 @@ def render_console(
         head.append(f"Stage 2 not needed: {len(result.skipped_agents)} more reviewer(s) not launched (why: summary.md)")
     incomplete = result.incomplete
     if incomplete:
-        head[0] += " - INCOMPLETE"
+        if result.verdict != "incomplete":  # a risky or needs-changes verdict that did not cover everything
+            head[0] += " - INCOMPLETE"
         head.append("Incomplete: " + "; ".join(incomplete)[:400])
     if result.skipped_files:
         head.append(skipped_line(result))

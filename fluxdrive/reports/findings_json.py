@@ -17,7 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from fluxdrive._masking import scrub_json
 from fluxdrive.synthesis import PROTOCOL_VERSION, Finding, Synthesis
 
-SCHEMA_VERSION = 1
+# 2: "incomplete" joined the verdicts (an incomplete review never says "safe"), and
+# findings_verdict keeps what the findings alone say.
+SCHEMA_VERSION = 2
 Severity = Literal["P0", "P1", "P2", "P3"]
 
 
@@ -148,7 +150,12 @@ class FindingsDocument(_Out):
     reviewed: str
     input: str
     input_type: str
-    verdict: Literal["safe", "needs-changes", "risky", "error"]
+    verdict: Literal["safe", "needs-changes", "risky", "incomplete", "error"] = Field(
+        description='never "safe" when complete is false: "incomplete" stands where "safe" would'
+    )
+    findings_verdict: Literal["safe", "needs-changes", "risky", "error"] = Field(
+        description="what the findings alone say, whether or not every agent completed"
+    )
     complete: bool = Field(description="false: an agent failed or was cut off, or input could not be read")
     incomplete_reasons: list[str]
     counts: dict[Severity, int]
@@ -216,6 +223,7 @@ def build_document(result: Synthesis) -> FindingsDocument:
         input=result.input,
         input_type=result.input_type,
         verdict=result.verdict,
+        findings_verdict=result.findings_verdict,
         complete=not result.incomplete,
         incomplete_reasons=result.incomplete,
         counts=result.counts(),

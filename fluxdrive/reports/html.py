@@ -149,8 +149,8 @@ def _verdict(result: Synthesis) -> str:
     done = len(result.agents_completed)
     total = len(result.outputs)
     ideas = f" · {len(result.improvements)} improvement idea(s)" if result.improvements else ""
-    incomplete = " — incomplete" if result.incomplete else ""
     verdict = result.verdict.lower()
+    incomplete = " — incomplete" if result.incomplete and verdict != "incomplete" else ""
     return (
         f'<section class="card verdict v-{text(verdict)}" id="verdict" aria-label="Verdict">'
         f'<div><div class="word" id="verdict-word">{text(verdict.upper())}{incomplete}</div>'

@@ -39,7 +39,7 @@ section.card { background: var(--paper); border: 1px solid var(--line); border-r
 .verdict .word { font-size: 40px; font-weight: 800; letter-spacing: .02em; color: var(--vc); line-height: 1.1; }
 .verdict .sub { color: var(--muted); margin-top: 4px; }
 .v-risky { --vc: var(--p0); } .v-needs-changes { --vc: var(--p1); } .v-safe { --vc: var(--safe); }
-.v-error { --vc: #6b3fa0; }
+.v-error { --vc: #6b3fa0; } .v-incomplete { --vc: var(--p0); }
 .counts { display: flex; gap: 10px; flex-wrap: wrap; margin-left: auto; }
 .count { min-width: 86px; text-align: center; border-radius: 8px; padding: 8px 12px; background: var(--page); }
 .count b { display: block; font-size: 26px; line-height: 1.1; }

@@ -324,6 +324,17 @@ def build_sarif(result: Synthesis, *, category: str = DEFAULT_CATEGORY) -> dict[
     _unique_fingerprints(results)
     run["results"] = results
     run["properties"] = {"verdict": result.verdict, "validation": result.validation_line}
+    if result.incomplete:  # a reader of the log must not take "no results" for "clean"
+        run["properties"]["complete"] = False
+        run["invocations"] = [
+            {
+                "executionSuccessful": False,
+                "toolExecutionNotifications": [
+                    {"level": "error", "message": {"text": f"review incomplete: {reason}"}}
+                    for reason in result.incomplete
+                ],
+            }
+        ]
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 

@@ -41,7 +41,8 @@ def _header(result: Synthesis) -> list[str]:
     lines = [
         f"# fluxdrive review: {result.input}",
         "",
-        f"**Verdict: {result.verdict}** ({shown})" + (" — **incomplete**" if result.incomplete else ""),
+        f"**Verdict: {result.verdict}** ({shown})"
+        + (" — **incomplete**" if result.incomplete and result.verdict != "incomplete" else ""),
         "",
         f"- Reviewed: {result.reviewed} ({result.input_type})",
         f"- Agents: {len(result.agents_launched)} launched, {len(result.agents_completed)} completed"

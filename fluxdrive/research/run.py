@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fluxdrive._atomic import atomic_write_json, atomic_write_text
-from fluxdrive._masking import mask_text
+from fluxdrive._masking import known_secrets, mask_text, scrub, scrub_tree
 from fluxdrive._project import find_project_root, project_directory
+from fluxdrive._secret_values import collect as collect_secrets
 from fluxdrive.agents import AgentDefinition, load_roster
 from fluxdrive.config import Config, load_config
 from fluxdrive.errors import InputError, UsageError
@@ -43,7 +44,7 @@ from fluxdrive.research.runtime import ResearchRuntime
 from fluxdrive.research.synthesis import AgentRun, Synthesis, render_markdown, research_record, synthesize
 from fluxdrive.runtimes.base import AgentResult, AgentTask, ReviewContent
 from fluxdrive.runtimes.registry import require_llm_extra
-from fluxdrive.workspace import claim_output_dir, ignore_runs_root, isolate, run_lock
+from fluxdrive.workspace import claim_output_dir, run_lock, runs_root
 
 RUNS_DIR = Path("docs") / "research" / "flux-research"
 MAX_QUESTION = 1000
@@ -76,8 +77,7 @@ def _stem(question: str) -> str:
 def default_output_dir(root: Path, question: str, scope: str) -> Path:
     """``docs/research/flux-research/<question-stem>-<sha256(question, scope)[:8]>``."""
     digest = hashlib.sha256(f"{question}\0{scope}".encode()).hexdigest()[:8]
-    ignore_runs_root(root / RUNS_DIR)
-    return root / RUNS_DIR / f"{_stem(question)}-{digest}"
+    return runs_root(root, RUNS_DIR) / f"{_stem(question)}-{digest}"
 
 
 def _question(text: str) -> str:
@@ -147,10 +147,11 @@ def research(
     root = find_project_root(start if start.is_dir() else start.parent)  # the scope never picks the project
     where = _scope(root, scope)
     config = config or load_config(root).config
-    roster = {a.name: a for a in load_roster(root).of_kind("research")}
+    roster = {a.name: a for a in load_roster(root, trusted=config.trust.project_config).of_kind("research")}
     kind, choices = choose_agents(text, sorted(roster))
     executors = _executors(root, config, roster, model)
-    target = Path(output_dir).resolve() if output_dir is not None else default_output_dir(root, text, where)
+    # each run writes a fresh directory, and ``target`` (kept lexical) becomes a link to it: see workspace.run_lock
+    target = claim_output_dir(Path(output_dir) if output_dir is not None else default_output_dir(root, text, where))
     progress = progress or Recorder()
     runtime = ResearchRuntime(executors, text, kind, None if where == "." else where)
     chosen = [c for c in choices if c.launched]
@@ -159,9 +160,8 @@ def research(
         for c in chosen
         if c.agent in executors
     ]
-    claim_output_dir(target)
-    with run_lock(target, command="research"):
-        isolate(target)
+    # the project's secret values are masked in every answer, file and record of this run
+    with run_lock(target, command="research"), known_secrets(collect_secrets(root)):
         progress.phase(f"Research: {kind} question; agents " + ", ".join(f"{c.agent} ({c.score})" for c in chosen))
         results: dict[str, AgentResult] = {}
         if launches:
@@ -178,8 +178,9 @@ def research(
         runs = tuple(_run(c, results, runtime, model) for c in chosen)
         merged = synthesize(runs)
         extra = {"scope": where, "depth": depth, "model": model, "output_dir": str(target)}
-        atomic_write_text(target / "synthesis.md", render_markdown(text, kind, runs, merged))
-        atomic_write_json(target / "research.json", research_record(text, kind, choices, runs, merged, extra))
+        atomic_write_text(target / "synthesis.md", scrub(render_markdown(text, kind, runs, merged)))
+        record = research_record(text, kind, choices, runs, merged, extra)
+        atomic_write_json(target / "research.json", scrub_tree(record))
     return ResearchResult(text, kind, target, tuple(choices), runs, merged)
 
 

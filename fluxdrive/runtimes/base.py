@@ -43,6 +43,7 @@ class ReviewContent:
     changed_lines: Mapping[str, frozenset[int]] | None = None
     label: str = ""
     focus: Mapping[str, frozenset[int] | None] | None = None
+    settings_revision: str | None = None  # a diff's base commit: the project agent definitions that apply
 
     @property
     def is_document(self) -> bool:

@@ -18,14 +18,14 @@ the whole project and writes its run next to it.
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fluxdrive._pool import worker_pool
 from fluxdrive.errors import FluxdriveError, InputError
 from fluxdrive.scale import ray_session
 
@@ -50,7 +50,7 @@ class FleetRow:
     """One repository's outcome: its verdict and counts, or the error that stopped its review."""
 
     repo: str
-    verdict: str  # safe | needs-changes | risky | error
+    verdict: str  # safe | needs-changes | risky | incomplete | error
     counts: dict[str, int]
     incomplete: bool
     seconds: float
@@ -195,8 +195,8 @@ def _on_ray(
 
 
 def _on_processes(jobs: Sequence[FleetJob], window: int, finished: Callable[[int, FleetRow], None]) -> None:
-    context = multiprocessing.get_context("spawn")  # never fork a process that may hold threads
-    with ProcessPoolExecutor(max_workers=max(1, window), mp_context=context) as pool:
+    # Workers die with the fleet, even on kill -9; Ctrl-C or SIGTERM ends them at once (fluxdrive._pool).
+    with worker_pool(window) as pool:
         futures = {pool.submit(review_one, job): index for index, job in enumerate(jobs)}
         for future in as_completed(futures):
             index = futures[future]
@@ -209,7 +209,7 @@ def _on_processes(jobs: Sequence[FleetJob], window: int, finished: Callable[[int
 
 def exit_code(rows: Sequence[FleetRow], fail_on_rank: int) -> int:
     """3 when a review could not run, 1 when one is at or above the gate (or incomplete), else 0."""
-    rank = {"safe": 0, "needs-changes": 1, "risky": 2}
+    rank = {"safe": 0, "incomplete": 0, "needs-changes": 1, "risky": 2}  # incomplete fails through row.incomplete
     if any(row.verdict == "error" for row in rows):
         return 3
     if any(rank[row.verdict] >= fail_on_rank or row.incomplete for row in rows):
@@ -232,11 +232,13 @@ def render_table(rows: Sequence[FleetRow], base: Path | None = None) -> str:
     width = max([len("repository"), *map(len, names)])
     lines = [f"{'repository':<{width}}  {'verdict':<13}  P0  P1  P2  P3  {'time':>7}  output"]
     for name, row in zip(names, rows, strict=True):
-        verdict = row.verdict.upper() + ("*" if row.incomplete and row.verdict != "error" else "")
+        verdict = row.verdict.upper() + ("*" if row.incomplete and row.verdict not in ("error", "incomplete") else "")
         counts = "  ".join(f"{row.counts.get(s, 0):>2}" for s in SEVERITIES)
         where = row.error if row.verdict == "error" else shown(row.output_dir)
         lines.append(f"{name:<{width}}  {verdict:<13}  {counts}  {row.seconds:>6.1f}s  {where}")
-    by_verdict = {v: sum(1 for r in rows if r.verdict == v) for v in ("risky", "needs-changes", "safe", "error")}
+    by_verdict = {
+        v: sum(1 for r in rows if r.verdict == v) for v in ("risky", "needs-changes", "incomplete", "safe", "error")
+    }
     summary = ", ".join(f"{n} {v}" for v, n in by_verdict.items() if n)
     lines.append(f"{len(rows)} repositories: {summary}" + ("; * incomplete" if any(r.incomplete for r in rows) else ""))
     return "\n".join(lines)

@@ -182,8 +182,7 @@ class RayRuntime(Runtime):
         self._nodes.add(outcome.node)
         self._notes.extend(outcome.notes)
         self._shipped = self._shipped or outcome.shipped
-        for finding in channel.parse_lines(outcome.local_channel).findings:  # not lost with the node's scratch
-            channel.append_finding(task.channel_path, finding)
+        channel.adopt(task.channel_path, outcome.local_channel)  # not lost with the node's scratch
         final = output_path(task.output_dir, task.agent.name)
         if outcome.report is not None:
             write_agent_output(task.output_dir, task.agent.name, outcome.report)

@@ -11,17 +11,21 @@ is Ray's, read from the environment by Ray itself.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import os
+import signal
 import socket
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
 from fluxdrive.errors import UsageError
 
 PROBE_TIMEOUT_S = 5.0
+CONNECT_TIMEOUT_S = 60.0
 EXTRA_HINT = "install the cluster extra: pip install 'fluxdrive[cluster]'"
 NAMESPACE = "fluxdrive"
 
@@ -83,7 +87,32 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def _probe(address: str) -> None:
+def _resolve_auto(address: str) -> tuple[str, str]:
+    """(the address to connect to, how to name it in a message): ``auto`` resolved here, as Ray resolves it.
+
+    Why: given ``auto``, Ray reads ``RAY_ADDRESS``, then the address file an earlier ``ray start`` left in
+    its temp directory (``/tmp/ray/ray_current_cluster``, under ``RAY_TMPDIR`` if set), then looks for a
+    GCS process on this machine - and retries a stale address for more than ten minutes. Resolving it
+    first lets ``auto`` be probed and bounded exactly like an explicit ``HOST:PORT``."""
+    if address != "auto":
+        return address, address
+    try:
+        from ray._private.services import get_ray_address_from_environment  # Ray 2.60's own lookup, checked
+    except ImportError:
+        return address, address
+    try:
+        resolved = get_ray_address_from_environment("auto", None)
+    except ConnectionError:
+        raise UsageError(
+            "cannot connect to the Ray cluster at auto: no running Ray instance was found",
+            hint="start it with 'ray start --head', or pass the head's GCS address (HOST:PORT)",
+        ) from None
+    if not resolved or resolved == "auto":
+        return address, address
+    return resolved, f"auto ({resolved})"
+
+
+def _probe(address: str, shown: str | None = None) -> None:
     """Fail in seconds, not minutes: Ray retries an unreachable GCS for a long time before giving up."""
     target = _host_port(address)
     if target is None:
@@ -93,14 +122,62 @@ def _probe(address: str) -> None:
         # A loopback address means this machine: stop Ray from rewriting it to the outward address
         # (``resolve_ip_for_localhost``), which a head bound to loopback does not listen on.
         os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+        constants = sys.modules.get("ray._private.ray_constants")  # read at Ray's import: already too late
+        if constants is not None and os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] == "0":
+            constants.ENABLE_RAY_CLUSTER = False  # type: ignore[attr-defined]
     try:
         with socket.create_connection((host, port), timeout=PROBE_TIMEOUT_S):
             pass
     except OSError as exc:
+        stale = " (a stale address left by an earlier Ray?)" if shown and shown != address else ""
         raise UsageError(
-            f"cannot connect to the Ray cluster at {address}: {exc.strerror or exc}",
+            f"cannot connect to the Ray cluster at {shown or address}: {exc.strerror or exc}{stale}",
             hint="start it with 'ray start --head', or pass the head's GCS address (HOST:PORT)",
         ) from None
+
+
+@contextlib.contextmanager
+def _keep_sigterm() -> Iterator[None]:
+    """``ray.init`` replaces the SIGTERM handler with ``sys.exit(15)``: a SIGTERM while it connects (or at
+    any time later in the run) ended fluxdrive with status 15 and no line. During the call that exit is
+    turned into the interrupt it is (one line, 130), and fluxdrive's own handler is put back after it."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGTERM) if main else None
+    try:
+        yield
+    except SystemExit as exc:
+        if exc.code == signal.SIGTERM:
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        if main and previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _init_within(ray: ModuleType, address: str, shown: str) -> None:
+    """``ray.init`` under a deadline, in a helper thread, so that Ctrl-C and SIGTERM are heard while it connects.
+
+    Why: an address that accepts TCP but never answers as a GCS keeps ``ray.init`` blocked in Ray's
+    C++ client, where Python runs no signal handler, for minutes. The main thread only waits here."""
+    done = threading.Event()
+    failure: list[BaseException] = []
+
+    def attempt() -> None:
+        try:
+            ray.init(address=address, namespace=NAMESPACE, log_to_driver=False, logging_level="ERROR")
+        except BaseException as exc:  # handed to the waiting thread as it is
+            failure.append(exc)
+        finally:
+            done.set()
+
+    threading.Thread(target=attempt, name="fluxdrive-ray-connect", daemon=True).start()
+    if not done.wait(CONNECT_TIMEOUT_S):
+        raise UsageError(
+            f"cannot connect to the Ray cluster at {shown}: no answer within {CONNECT_TIMEOUT_S:.0f} s",
+            hint="check that the address is a Ray head's GCS port ('ray status --address HOST:PORT')",
+        )
+    if failure:
+        raise failure[0]
 
 
 def connect(address: str) -> ModuleType:
@@ -109,19 +186,18 @@ def connect(address: str) -> ModuleType:
     with _lock:
         if _connected and ray.is_initialized():
             return ray
-        _probe(address)
+        target, shown = _resolve_auto(address)
+        _probe(target, shown)
         _errors_to_stderr()
         try:
-            ray.init(
-                address=address,
-                namespace=NAMESPACE,
-                log_to_driver=False,
-                logging_level="ERROR",
-            )
+            with _keep_sigterm():
+                _init_within(ray, target, shown)
+        except UsageError:
+            raise
         except Exception as exc:  # ConnectionError, RuntimeError, grpc errors: all the same to a user
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise UsageError(
-                f"cannot connect to the Ray cluster at {address}: {first[:300]}",
+                f"cannot connect to the Ray cluster at {shown}: {first[:300]}",
                 hint="check the address (auto, HOST:PORT or ray://HOST:10001) and RAY_AUTH_TOKEN",
             ) from None
         _connected["address"] = address

@@ -33,6 +33,10 @@ from fluxdrive.synthesis.model import SEVERITY_ORDER, AgentOutput, Conflict, Fin
 from fluxdrive.synthesis.prose import recommendations
 
 PROTOCOL_VERSION = "1.0"
+INCOMPLETE = "incomplete"
+# What a whole review can conclude. "incomplete" stands where "safe" would: a
+# review that did not cover its input has not shown it safe (see Synthesis.verdict).
+REVIEW_VERDICTS = ("safe", "needs-changes", "risky", INCOMPLETE, "error")
 
 
 @dataclass
@@ -45,7 +49,7 @@ class Synthesis:
     outputs: dict[str, AgentOutput]
     findings: list[Finding]
     improvements: list[Finding]
-    verdict: str
+    findings_verdict: str  # what the findings say (safe, needs-changes, risky), or error
     early_stop: bool = False
     skipped_agents: list[str] = field(default_factory=list)
     content_routing_active: bool = False
@@ -58,6 +62,21 @@ class Synthesis:
     skipped_files: list[SkippedFile] = field(default_factory=list)
     files_reviewed: int | None = None
     interrupted: bool = False
+
+    @property
+    def verdict(self) -> str:
+        """The review's verdict: never ``safe`` when the review is incomplete.
+
+        Why: CI gates, check runs and scripts read one word (``.verdict ==
+        "safe"``), not the ``complete`` flag beside it, so a review whose
+        fd-safety crashed must not say ``safe`` anywhere. Findings that are
+        already risky or needs-changes keep their word (a gate reading
+        ``== "risky"`` still blocks); what would have been ``safe`` becomes
+        ``incomplete``.
+        """
+        if self.findings_verdict == "safe" and self.incomplete:
+            return INCOMPLETE
+        return self.findings_verdict
 
     @property
     def incomplete(self) -> list[str]:
@@ -381,7 +400,7 @@ def _synthesize(output_dir: Path, config: Config, now: datetime | None) -> Synth
         outputs=dict(sorted(outputs.items())),
         findings=findings,
         improvements=improvements,
-        verdict=verdict,
+        findings_verdict=verdict,
         early_stop=manifest.early_stop if manifest else False,
         skipped_agents=manifest.skipped if manifest else [],
         content_routing_active=manifest.content_routing_active if manifest else False,

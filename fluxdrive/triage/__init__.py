@@ -24,7 +24,7 @@ def triage_target(target: Target, config: Config, *, use_cache: bool = True, his
     from fluxdrive.triage.profile import build_profile
 
     root = Path(target.root)
-    roster = load_roster(root)
+    roster = load_roster(root, trusted=config.trust.project_config, revision=target.settings_revision)
     profile = build_profile(target, max_file_bytes=config.static.max_file_bytes)
     detection = detect_cached(root, config.domains, use_cache=use_cache)
     unavailable = None
@@ -35,4 +35,5 @@ def triage_target(target: Target, config: Config, *, use_cache: bool = True, his
     result = triage(target, profile, detection, roster, config, trust)
     if unavailable:
         result.notes.append(f"{unavailable}; trust multipliers not applied")
+    result.notes.extend(roster.notes)
     return result

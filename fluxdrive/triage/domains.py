@@ -71,7 +71,8 @@ import yaml
 from fluxdrive import _git
 from fluxdrive._atomic import atomic_write_text
 from fluxdrive._clock import parse_timestamp, utc_timestamp
-from fluxdrive._confine import read_confined
+from fluxdrive._confine import OutsideRootError, read_confined
+from fluxdrive._project import project_file
 from fluxdrive._structured import load_json, load_yaml
 from fluxdrive.config.model import DomainsConfig
 from fluxdrive.errors import FluxdriveError
@@ -939,7 +940,7 @@ def write_cache(root: Path, detection: Detection, *, override: bool = False) -> 
             {"profile": d.profile, "confidence": d.confidence, "primary": d.primary} for d in detection.detected
         ],
     }
-    path = cache_path(root)
+    path = project_file(root, CACHE_FILE, "the domain cache")
     atomic_write_text(
         path,
         "# fluxdrive domain detection cache; set override: true to pin these domains\n"
@@ -973,6 +974,8 @@ def detect_cached(root: Path, config: DomainsConfig, *, use_cache: bool = True) 
         write_cache(root, detection)
     except OSError as exc:
         detection.notes.append(f"could not write the domain cache: {exc.strerror}")
+    except OutsideRootError as exc:
+        detection.notes.append(f"could not write the domain cache: {exc.message}")
     return detection
 
 

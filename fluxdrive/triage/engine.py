@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from fluxdrive._atomic import atomic_write_json, atomic_write_text
+from fluxdrive._names import shown
 from fluxdrive.agents import AgentDefinition, Roster
 from fluxdrive.config.model import Config
 from fluxdrive.triage.domains import Detection
@@ -167,7 +168,8 @@ def triage(
 
 
 def _cell(value: object) -> str:
-    return " ".join(str(value).replace("|", "\\|").split())
+    """One table cell: a file name's control characters and undecodable bytes shown escaped, never interpreted."""
+    return shown(" ".join(str(value).replace("|", "\\|").split()))
 
 
 def render_table(result: Triage) -> str:
@@ -181,7 +183,7 @@ def render_table(result: Triage) -> str:
     )
     limit = result.ceiling
     lines = [
-        f"## Triage: {profile.label}",
+        f"## Triage: {_cell(profile.label)}",
         "",
         f"- Input: {profile.kind}, {profile.total_lines:,} lines, {profile.file_count} file(s),"
         f" complexity {profile.complexity}" + (f", {profile.document_type}" if profile.document_type else ""),
@@ -192,7 +194,7 @@ def render_table(result: Triage) -> str:
         + (f" ({result.staging_note})" if result.staging_note else ""),
     ]
     if profile.project.divergences:
-        lines.append(f"- Project divergences: {'; '.join(profile.project.divergences)}")
+        lines.append(f"- Project divergences: {_cell('; '.join(profile.project.divergences))}")
     lines += [
         "",
         "| Agent | Base | Domain | Project | Domain agent | Trust | Score | Stage | Rationale |",

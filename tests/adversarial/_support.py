@@ -7,7 +7,7 @@ from pathlib import Path
 
 def review_dir(project: Path) -> Path:
     """The (only) default output directory of a review of ``project``."""
-    return next((project / "docs" / "research" / "flux-drive").glob("*/"))
+    return next((project / "docs" / "research" / "flux-drive").glob("[!.]*/"))  # the run links, not .fluxdrive-runs
 
 
 def files_under(directory: Path) -> dict[str, str]:

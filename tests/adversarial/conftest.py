@@ -15,6 +15,9 @@ CLEAN_REPORT = "### Findings Index\nVerdict: safe\n\n### Summary\nNothing in my 
 FIGURES = {
     "tests.adversarial.test_secrets": "secrets: planted / found raw anywhere",
     "tests.adversarial.test_bad_inputs": "bad inputs: tried / handled with a clear line",
+    "tests.adversarial.test_orphans": "orphans after kill -9",
+    "tests.adversarial.test_fail_closed": "incomplete reviews reported as safe anywhere",
+    "tests.adversarial.test_comment_injection": "comment injection: payloads posted / rendered live",
 }
 
 

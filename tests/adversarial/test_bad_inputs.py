@@ -256,6 +256,38 @@ def _nothing_outside(project: Path, tmp: Path) -> None:
     assert not created and not written, f"written outside the project: {created or written}"
 
 
+def _user_setting(section: str, line: str) -> Prepare:
+    """A setting in the user's own config.toml (where addresses are honoured), then a review."""
+
+    def prepare(project: Path, tmp: Path) -> list[str | Path]:
+        _write(Path(os.environ["XDG_CONFIG_HOME"]) / "fluxdrive" / "config.toml", f"[{section}]\n{line}\n")
+        return ["review", "shop", "--yes", "-q", "--output-dir", tmp / "out"]
+
+    return prepare
+
+
+def _fifo_project_config(project: Path, tmp: Path) -> list[str | Path]:
+    (project / ".fluxdrive").mkdir()
+    os.mkfifo(project / ".fluxdrive" / "config.toml")
+    return ["review", "shop", "--yes", "-q", "--output-dir", tmp / "out"]
+
+
+def _fifo_agent(project: Path, tmp: Path) -> list[str | Path]:
+    (project / ".fluxdrive" / "agents").mkdir(parents=True)
+    os.mkfifo(project / ".fluxdrive" / "agents" / "fd-pipe.md")
+    return ["agents", "list"]
+
+
+def _ground_truth(content: str) -> Prepare:
+    def prepare(project: Path, tmp: Path) -> list[str | Path]:
+        fixture = tmp / "evals" / "hostile"
+        _write(fixture / "project" / "app.py", "x = 1\n")
+        _write(fixture / "ground-truth.json", content)
+        return ["eval", "run", fixture]
+
+    return prepare
+
+
 PROJECT_COMMANDS = {
     "knowledge list": ["knowledge", "list"],
     "kb remember": ["kb", "remember", "A title", "Something worth remembering."],
@@ -353,6 +385,33 @@ CASES: dict[str, Case] = {
     'knowledge.directory = "../outside" (review)': Case(
         _kb_config("knowledge.directory", "../outside"), ("knowledge.directory",), after=_nothing_outside
     ),
+    # addresses the Redis client cannot use (the user's own config: a project's is ignored anyway)
+    'channel.url = "redis://[::1"': Case(_user_setting("channel", 'url = "redis://[::1"'), ("channel.url",)),
+    'channel.url = "file:///etc/passwd"': Case(
+        _user_setting("channel", 'url = "file:///etc/passwd"'), ("channel.url", "redis://")
+    ),
+    'dispatch.rate_limit_url = "redis://h:99999"': Case(
+        _user_setting("dispatch", 'rate_limit_url = "redis://h:99999"'), ("rate_limit_url",)
+    ),
+    # numbers past Python's int-string limit (4,300 digits)
+    "--set dispatch.max_concurrency=<5,000 digits>": Case(
+        lambda p, t: ["config", "show", "--set", "dispatch.max_concurrency=" + "9" * 5_000], ("--set", "digits")
+    ),
+    "max_concurrency = <5,000 digits> in the user config.toml": Case(
+        _user_setting("dispatch", "max_concurrency = " + "9" * 5_000), ("config.toml", "digits")
+    ),
+    # eval fixtures
+    "100,000-deep ground-truth.json (eval run)": Case(
+        _ground_truth('{"fixture_id": ' + _nested("[", "]") + "}"), ("ground-truth.json", "deep")
+    ),
+    "100,000-digit number in ground-truth.json (eval run)": Case(
+        _ground_truth('{"fixture_id": 1' + "0" * 100_000 + "}"), ("ground-truth.json", "digits")
+    ),
+    # FIFOs where the project's files belong: refused at once, never waited on
+    "FIFO as .fluxdrive/config.toml (review)": Case(
+        _fifo_project_config, ("config.toml", "not a regular file"), bounded=True
+    ),
+    "FIFO as an agent definition (agents list)": Case(_fifo_agent, ("fd-pipe.md", "not a regular file"), bounded=True),
 }
 
 
@@ -564,3 +623,81 @@ def figures() -> list[str]:
     lines = [f"bad inputs tried / handled with a clear line: {len(TALLY)} / {sum(TALLY.values())}"]
     lines += [f"  not handled: {case}" for case, ok in TALLY.items() if not ok]
     return lines
+
+
+# --------------------------------------------------------------------------
+# an MCP request nested past the SDK's parser: answered, never left waiting
+
+
+def test_an_mcp_call_nested_200_deep_is_answered_with_an_error(project: Path, tmp_path: Path) -> None:
+    """The SDK's own client spawns ``fluxdrive mcp``; its read timeout (20 s) fails the test if nothing answers."""
+    import asyncio
+
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+    from mcp.shared.exceptions import MCPError
+
+    case = "MCP tools/call whose arguments nest 200 deep"
+    TALLY[case] = False  # until every check below has passed
+    nested: list[object] = []
+    for _ in range(200):
+        nested = [nested]
+    answers: list[str] = []
+    log = tmp_path / "mcp-stderr.log"
+
+    async def session() -> None:
+        params = StdioServerParameters(command=str(EXE), args=["mcp"], cwd=str(project))
+        with log.open("w") as errlog:
+            async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=20) as client:
+                try:
+                    result = await client.call_tool("remember", {"title": "T", "content": "x", "refs": nested})
+                    answers.append(f"tool result: {result.content}")
+                except MCPError as exc:
+                    answers.append(str(exc))
+                after = await client.call_tool("verdicts", {"output_dir": "nowhere"})  # still serving
+                answers.append("".join(getattr(part, "text", "") for part in after.content))
+
+    asyncio.run(session())
+    assert "timed out" not in answers[0], answers[0]
+    assert answers[0] == "invalid request: it nests deeper than the 200 levels an MCP message may have", answers
+    assert "no output directory at 'nowhere'" in answers[1], answers
+    assert "Traceback" not in log.read_text()
+    TALLY[case] = True
+
+
+# --------------------------------------------------------------------------
+# a Redis server killed mid-run: every line shared still ends up in peer-findings.jsonl
+
+
+def test_a_redis_killed_mid_run_loses_no_line_of_the_channel(tmp_path: Path) -> None:
+    """Three ``fluxdrive findings write`` processes share through a real redis-server, killed (-9, by pid) after
+    the first; the run's mirror must hold all three lines."""
+    from fluxdrive import channel, channel_stream
+    from tests.servers import REDIS_SERVER, redis_server
+
+    if not Path(REDIS_SERVER).exists():
+        pytest.skip("redis-server is not installed")
+    case = "Redis killed mid-run (peer-findings.jsonl keeps every line)"
+    TALLY[case] = False  # until every check below has passed
+    run = tmp_path / "run"
+    run.mkdir()
+    path = run / "peer-findings.jsonl"
+
+    def write(n: int) -> CliResult:
+        args = ("findings", "write", path, "blocking", f"fd-w{n}", "auth-bypass", f"finding {n} of 3", f"a.py:{n}")
+        return run_fluxdrive(*args, cwd=tmp_path)
+
+    with redis_server(tmp_path) as server:
+        channel_stream.bind(run, server.url)
+        first = write(1)
+        assert first.code == 0, first.err
+        server.process.kill()  # by its pid: SIGKILL, no goodbye
+        server.process.wait(timeout=30)
+        later = [write(2), write(3)]
+    assert [done.code for done in later] == [0, 0], [done.err for done in later]
+    assert all("unreachable" in done.err and not _noise(done) for done in later)
+    notes = channel_stream.mirror(run)
+    assert any("could not be read at the end of the run" in note for note in notes), notes
+    summaries = [finding.summary for finding in channel.read(path).findings]
+    assert summaries == ["finding 1 of 3", "finding 2 of 3", "finding 3 of 3"], summaries
+    TALLY[case] = True

@@ -24,7 +24,7 @@ import pytest
 from mcp_types import LATEST_PROTOCOL_VERSION
 
 from tests.adversarial._support import review_dir
-from tests.conftest import REPO, committed_copy, run_fluxdrive
+from tests.conftest import REPO, committed_copy, run_fluxdrive, user_config_file
 from tests.fakes.llm_server import FakeProvider, Text, ToolCall
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "projects" / "py-webapp"
@@ -239,8 +239,7 @@ def _command_agent(tmp_path: Path, project: Path, name: str, script: str) -> Pat
     tool.parent.mkdir(exist_ok=True)
     tool.write_text(f"#!{sys.executable}\n{script}")
     tool.chmod(0o755)
-    config = project / ".fluxdrive" / "config.toml"
-    config.parent.mkdir(exist_ok=True)
+    config = user_config_file()
     config.write_text(f'[cli_agent]\ntool = "command"\ncommand = "{tool}"\n')
     return config
 

@@ -1,4 +1,4 @@
-"""The output directory: a run only ever removes what a fluxdrive run created, and one run holds it at a time.
+"""The output directory: a run never removes anything, writes only a directory it made, one run at a time.
 
 Reproduces, with real files and real processes: ``--output-dir`` pointed at
 the user's own ``docs/`` (which used to wipe ``plan.md`` and every other
@@ -75,27 +75,32 @@ def test_a_run_directory_is_marked_reused_and_isolated(project: Path, tmp_path: 
     stale.write_text("### Findings Index\nVerdict: risky\n")  # a report a previous run left
     again = run_fluxdrive("review", "shop", "--yes", "--output-dir", out, "--fail-on", "never", cwd=project)
     assert again.code == 0, again.err
-    assert not stale.exists(), "run isolation removes the previous run's reports in a run directory"
+    assert not stale.exists(), "a new run starts in a fresh directory: no report of the previous run is in it"
     assert "fd-stale-agent" not in json.loads((out / "findings.json").read_text())["agents_launched"]
 
 
-def test_a_legacy_run_directory_is_adopted(project: Path, tmp_path: Path) -> None:
-    """A directory holding only what earlier fluxdrive versions wrote (no marker yet) stays usable."""
+def test_a_directory_that_merely_looks_like_a_run_is_refused(project: Path, tmp_path: Path) -> None:
+    """What earlier versions wrote (or a repository forged) is no proof: such a directory is refused, untouched."""
     out = tmp_path / "legacy"
     (out / "verdicts").mkdir(parents=True)
     for name in ("triage.json", "input-profile.json", "fd-safety.md", "summary.md", "verdicts/fd-safety.json"):
         (out / name).write_text("{}\n")
+    before = _tree(out)
     done = run_fluxdrive("review", "shop", "--yes", "--output-dir", out, "--fail-on", "never", cwd=project)
-    assert done.code == 0, done.err
-    assert (out / RUN_MARKER).is_file()
+    assert done.code == 2 and "is not empty and was not created by fluxdrive" in done.err
+    assert _tree(out) == before and not (out / RUN_MARKER).exists()
 
 
 def test_an_empty_or_new_directory_is_claimed(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert claim_output_dir(empty) == empty.resolve() and (empty / RUN_MARKER).is_file()
+    pointer = claim_output_dir(empty)
+    assert pointer == empty.resolve() and not empty.is_symlink(), "nothing changes before the run holds its lock"
+    with run_lock(pointer):
+        assert empty.is_symlink() and (empty / RUN_MARKER).is_file(), "the empty directory became this run's link"
     fresh = claim_output_dir(tmp_path / "a" / "b")
-    assert (fresh / RUN_MARKER).is_file()
+    with run_lock(fresh):
+        assert (fresh / RUN_MARKER).is_file()
     file = tmp_path / "file"
     file.write_text("x")
     with pytest.raises(Exception, match="not a directory"):

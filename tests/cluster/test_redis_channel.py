@@ -59,7 +59,7 @@ def test_fifty_writer_processes_through_redis_lose_and_tear_nothing(server: Redi
     path = run / "peer-findings.jsonl"
     procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), f"fd-writer-{n:02d}"]) for n in range(50)]
     assert [p.wait(timeout=120) for p in procs] == [0] * 50
-    assert not path.exists()  # every line went to the stream
+    assert len(path.read_bytes().splitlines()) == 10_000  # every line went to the stream, and a copy to the file
     assert redis.Redis.from_url(server.url).xlen(binding.stream) == 10_000
     assert channel.read(path).skipped == 0 and len(channel.read(path).findings) == 10_000
     assert channel_stream.mirror(run) == []
@@ -109,12 +109,14 @@ def test_a_redis_outage_mid_run_falls_back_to_the_file_with_one_warning(
         channel.append(path, "notable", "fd-b", "n-plus-one", f"query per row in loop number {i}", [f"b.py:{i}"])
     warnings = [line for line in capfd.readouterr().err.splitlines() if "unreachable" in line]
     assert len(warnings) == 1 and f"127.0.0.1:{port}" in warnings[0]
-    assert [f.agent for f in channel.read(path).findings] == ["fd-b"] * 3  # what this machine still has
+    assert [f.agent for f in channel.read(path).findings] == ["fd-a"] + ["fd-b"] * 3  # its local copies
     # Redis comes back on the same port (empty: no persistence): the mirror keeps the local lines and says so.
     with redis_server_on(tmp_path, port):
         notes = channel_stream.mirror(run)
-    assert notes == ["3 peer finding(s) went to the local file while Redis was unreachable"]
-    assert [f.agent for f in channel.read(path).findings] == ["fd-b"] * 3
+    assert notes == [
+        "4 peer finding(s) were only in the local file (Redis was unreachable when they were written, or lost them)"
+    ]
+    assert [f.agent for f in channel.read(path).findings] == ["fd-a"] + ["fd-b"] * 3
 
 
 def test_a_mirror_without_redis_keeps_the_file_and_says_what_is_missing(tmp_path: Path) -> None:
@@ -145,7 +147,7 @@ def test_the_findings_cli_goes_through_the_stream(server: RedisServer, tmp_path:
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert written.returncode == 0, written.stderr
-    assert not path.exists() and redis.Redis.from_url(server.url).xlen(binding.stream) == 1
+    assert len(path.read_bytes().splitlines()) == 1 and redis.Redis.from_url(server.url).xlen(binding.stream) == 1
     read = subprocess.run([*fluxdrive, "read", str(path)], capture_output=True, text=True, check=False)
     assert read.returncode == 0 and "command-injection" in read.stdout
     timeline = subprocess.run([*fluxdrive, "timeline", str(path)], capture_output=True, text=True, check=False)

@@ -23,7 +23,7 @@ from fluxdrive.runtimes.testing import (
     ScriptedRuntime,
     findings_report,
 )
-from fluxdrive.workspace import BusyError
+from fluxdrive.workspace import BusyError, claim_output_dir, run_lock
 from tests.conftest import committed_copy, hold_lock
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "projects" / "py-webapp"
@@ -187,7 +187,8 @@ def test_input_that_changes_during_the_run_is_noted(project: Path) -> None:
 
 def test_a_second_run_on_the_same_output_dir_is_refused(project: Path) -> None:
     out = project / "out"
-    out.mkdir()
+    with run_lock(claim_output_dir(out)):  # an earlier run: out is now the link fluxdrive swings to each run
+        pass
     with hold_lock(out) as holder, pytest.raises(BusyError, match=f"pid {holder.pid}"):
         _review(project, yes=True)
     assert not list(out.glob("*.md")), "nothing was written beside the live run"

@@ -131,7 +131,7 @@ def test_ctrl_c_at_the_gate_dispatches_nothing(project: Path) -> None:
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 130
-    out = next((project / "docs" / "research" / "flux-drive").glob("*/"))
+    out = next((project / "docs" / "research" / "flux-drive").glob("[!.]*/"))  # the run links, not .fluxdrive-runs
     assert not list(out.glob("fd-*.md")) and not (out / ".fluxdrive.lock").exists()
 
 

@@ -81,7 +81,7 @@ def test_review_on_the_claude_cli(project: Path, bin_dir: Path, tmp_path: Path) 
     assert "fd-safety" in calls and all(Path(c["cwd"]) == project for c in calls.values())
     assert all("--allowedTools" in c["argv"] and "Read,Grep,Glob" in c["argv"] for c in calls.values())
     assert all(c["argv"][c["argv"].index("--model") + 1] == "opus" for c in calls.values())
-    out = next((project / "docs" / "research" / "flux-drive").glob("*/"))
+    out = next((project / "docs" / "research" / "flux-drive").glob("[!.]*/"))  # the run links, not .fluxdrive-runs
     findings = json.loads((out / "findings.json").read_text())
     assert [(f["severity"], f["locations"]) for f in findings["findings"]] == [("P0", ["shop/db.py:15"])]
     run = json.loads((out / "run.json").read_text())

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import committed_copy, run_fluxdrive
+from tests.conftest import committed_copy, run_fluxdrive, user_config_file
 from tests.fakes.llm_server import Error, FakeProvider, Malformed, Slow, Text, ToolCall
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "projects" / "py-webapp"
@@ -69,7 +69,7 @@ def _safety_script(fake: FakeProvider) -> None:
 
 
 def _out(project: Path) -> Path:
-    return next((project / "docs" / "research" / "flux-drive").glob("*/"))
+    return next((project / "docs" / "research" / "flux-drive").glob("[!.]*/"))  # the run links, not .fluxdrive-runs
 
 
 def test_openai_review_end_to_end(project: Path, provider: FakeProvider) -> None:
@@ -190,8 +190,7 @@ def test_missing_key_is_one_line_before_anything_runs(project: Path, monkeypatch
 
 def test_mixed_runtimes_and_budget(project: Path, provider: FakeProvider) -> None:
     _safety_script(provider)
-    (project / ".fluxdrive").mkdir()
-    (project / ".fluxdrive" / "config.toml").write_text('[agents.fd-quality]\nruntime = "static"\n')
+    user_config_file().write_text('[agents.fd-quality]\nruntime = "static"\n')
     over = run_fluxdrive(
         "review", ".", "--yes", "--runtime", "llm", "--model", "openai:gpt-4o", "--set", "budget.per_input.repo=1000",
         cwd=project,
@@ -247,8 +246,7 @@ def test_history_database_has_the_calls(project: Path, provider: FakeProvider) -
 
 
 def test_two_model_families_converge_and_a_lone_gpt_p0_is_flagged(project: Path, provider: FakeProvider) -> None:
-    (project / ".fluxdrive").mkdir()
-    (project / ".fluxdrive" / "config.toml").write_text(
+    user_config_file().write_text(
         '[agents.fd-safety]\nmodel = "anthropic:claude-haiku-4-5"\n[agents.fd-correctness]\nmodel = "openai:gpt-4o"\n'
     )
     provider.script("Review task for fd-safety", Text(SAFETY))

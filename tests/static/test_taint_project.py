@@ -16,7 +16,12 @@ from fluxdrive.runtimes import AgentTask, ReviewContent, run_guarded
 from fluxdrive.runtimes.static import StaticRuntime
 from fluxdrive.runtimes.static.checks.runner import run_python_checks
 from fluxdrive.runtimes.static.checks.taint_spec import SINK_KINDS, TaintSpecError, extend, parse, shipped
-from fluxdrive.runtimes.static.project_modules import declarations, module_loader, project_summaries
+from fluxdrive.runtimes.static.project_modules import (
+    declarations,
+    module_loader,
+    project_summaries,
+    read_declarations,
+)
 from fluxdrive.workspace import review_files
 
 WRAPPER = """\
@@ -53,7 +58,7 @@ def _write(root: Path, files: dict[str, str]) -> None:
 def _ldap_hits(root: Path, method: str) -> list[str]:
     _write(root, {"helpers/__init__.py": "", "helpers/separate_request.py": WRAPPER})
     _write(root, {"views/find.py": VIEW.format(method=method)})
-    project, note = project_summaries(root, 1_000_000)
+    project, note = project_summaries(root, 1_000_000, read_declarations(root))
     assert note is None
     text = (root / "views/find.py").read_text(encoding="utf-8")
     ran = run_python_checks("views/find.py", text, ["py-ldap-injection"], [], project=project)
@@ -191,7 +196,7 @@ def test_a_users_sink_in_fluxdrive_taint_yaml_is_reported_in_a_real_review(tmp_p
 def test_a_bad_declarations_file_is_a_note_not_a_crash(tmp_path: Path) -> None:
     root = tmp_path / "app"
     _write(root, {"views.py": "def f():\n    return 1\n", ".fluxdrive/taint.yaml": "sources: [oops\n"})
-    spec, note = declarations(root)
+    spec, note = declarations(read_declarations(root))
     assert spec == shipped() and note is not None and note.startswith(".fluxdrive/taint.yaml ignored:")
     _, report = _safety_titles(root)
     assert ".fluxdrive/taint.yaml ignored" in report

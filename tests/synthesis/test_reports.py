@@ -47,7 +47,7 @@ def test_findings_json_carries_the_protocol_fields(tmp_path: Path) -> None:
                 "cross_family_convergence", "provenance", "co_located", "co_located_with", "cross_references",
                 "severity_conflict", "verification_recommended", "partial", "descriptions"):  # fmt: skip
         assert key in finding, key
-    assert document["schema_version"] == 1 and document["synthesis_protocol_version"] == "1.0"
+    assert document["schema_version"] == 2 and document["synthesis_protocol_version"] == "1.0"
 
 
 def test_sarif_levels_rules_and_stable_fingerprints(tmp_path: Path) -> None:

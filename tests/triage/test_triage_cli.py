@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from fluxdrive.workspace import claim_output_dir, run_lock
 from tests.conftest import hold_lock, run_fluxdrive
 from tests.triage.conftest import git
 
@@ -61,7 +62,7 @@ def test_json_output_has_the_whole_plan(make_project: Make) -> None:
     assert all(a["final_score"] == 0 for a in plan["agents"] if a["base_score"] == 0), (
         "base 0 is never lifted by bonuses"
     )
-    out = next((root / "docs" / "research" / "flux-drive").glob("*/"))
+    out = next((root / "docs" / "research" / "flux-drive").glob("[!.]*/"))  # the run links, not .fluxdrive-runs
     assert sorted(p.name for p in out.iterdir()) == [
         ".fluxdrive-run",
         "input-profile.json",
@@ -150,7 +151,8 @@ def test_broken_domain_cache_is_a_note_not_a_failure(make_project: Make) -> None
 def test_a_live_run_holds_the_output_directory(make_project: Make, tmp_path: Path) -> None:
     root = make_project(PROJECT, repository=True)
     out = tmp_path / "out"
-    out.mkdir()
+    with run_lock(claim_output_dir(out)):  # an earlier run: out is now the link fluxdrive swings to each run
+        pass
     with hold_lock(out) as holder:
         busy = run_fluxdrive("triage", ".", "--yes", "--output-dir", out, cwd=root)
         assert busy.code == 2 and f"is in use by another fluxdrive run (pid {holder.pid}" in busy.err

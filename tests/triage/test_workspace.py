@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from fluxdrive.errors import InputError, UsageError
-from fluxdrive.workspace import BusyError, claim_output_dir, isolate, output_dir_for, resolve_target, run_lock
+from fluxdrive.workspace import RUN_MARKER, BusyError, claim_output_dir, output_dir_for, resolve_target, run_lock
 from tests.conftest import hold_lock
 from tests.triage.conftest import git
 
@@ -109,47 +109,16 @@ def test_lock_refuses_a_live_owner_and_recovers_from_a_dead_one(tmp_path: Path) 
     assert not (tmp_path / ".fluxdrive.lock").exists(), "released on exit"
 
 
-def test_isolation_removes_only_the_previous_runs_outputs(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="not a fluxdrive run directory"):
-        isolate(tmp_path)
-    out = claim_output_dir(tmp_path / "out")
-    for name in [
-        "fd-safety.md",
-        "fd-quality.md.partial",
-        "peer-findings.jsonl",
-        "verdicts/fd-safety.json",
-        "verdicts/.fd-safety.json.x1y2.tmp",
-        ".run.json.abcd.tmp",
-        "summary.md",
-        "run.json",
-        "prompts/fd-safety.md",
-        "research/git-history.md",
-        "content/fd-safety.diff",
-    ]:
-        path = out / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("old")
-    for name in ["triage.json", "notes.txt", "research/notes.txt"]:
-        path = out / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("keep")
-    removed = isolate(out)
-    assert sorted(removed) == [
-        ".run.json.abcd.tmp",
-        "content/fd-safety.diff",
-        "fd-quality.md.partial",
-        "fd-safety.md",
-        "peer-findings.jsonl",
-        "prompts/fd-safety.md",
-        "research/git-history.md",
-        "run.json",
-        "summary.md",
-        "verdicts/.fd-safety.json.x1y2.tmp",
-        "verdicts/fd-safety.json",
-    ]
-    assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()) == [
-        ".fluxdrive-run",
-        "notes.txt",
-        "research/notes.txt",
-        "triage.json",
-    ]
+def test_each_run_writes_a_fresh_directory_and_removes_nothing(tmp_path: Path) -> None:
+    """Run isolation without deleting: the path is re-pointed at a new, empty directory; the old one stays whole."""
+    out = tmp_path / "out"
+    with run_lock(claim_output_dir(out)):
+        (out / "fd-safety.md").write_text("old")
+        (out / "verdicts").mkdir()
+        (out / "verdicts" / "fd-safety.json").write_text("old")
+    first = out.resolve()
+    with run_lock(claim_output_dir(out)):
+        assert sorted(p.name for p in out.iterdir()) == [RUN_MARKER], "the new run starts empty"
+    assert out.is_symlink() and out.resolve() != first and out.resolve().parent == first.parent
+    assert (first / "fd-safety.md").read_text() == "old" and (first / "verdicts" / "fd-safety.json").exists()
+    assert sorted(p.name for p in out.iterdir()) == [RUN_MARKER]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import time
 from collections import Counter
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
+from fluxdrive._git import command as _git_command
 from fluxdrive.launch.research.model import Notes, Point, ResearchAnswer, ResearchRequest, ResearchTimeout
 from fluxdrive.launch.research.places import Place, quote_code, read_text, trigger_places
 from fluxdrive.launch.research.triggers import one_line
@@ -36,15 +36,15 @@ _GIT_ENV_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIREC
 
 def _git(request: ResearchRequest, *args: str) -> subprocess.CompletedProcess[str] | None:
     """One read-only git command in the root, bounded by the request's deadline; None if git cannot run."""
-    git = shutil.which("git")
-    if git is None:
+    argv = _git_command(request.root, "-c", "core.quotePath=false", "--no-pager", *args)
+    if argv is None:
         return None
     request.check()
     env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_DROP}
     env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", GIT_CEILING_DIRECTORIES=str(request.root.parent))
     try:
         return subprocess.run(
-            [git, "-c", "core.quotePath=false", "--no-pager", *args],
+            argv,
             cwd=request.root, capture_output=True, text=True, encoding="utf-8", errors="replace",
             timeout=max(0.05, request.remaining()), check=False, env=env,
         )  # fmt: skip

@@ -4,6 +4,13 @@ Each analyzer runs at most once per content, the first time any agent needs
 it: when seven agents start together, ruff still runs once. The analysis is
 thread-safe (agents await it from worker threads) and remembers each
 analyzer's wall time for the report and the benchmark.
+
+An agent cancelled while it waits (Ctrl-C, SIGTERM, its deadline) withdraws
+its place: a pass it queued for is skipped, and the pass in progress is
+stopped - its worker processes ended - once no agent waits for it any more.
+Why: the waits run in daemon threads that outlive the cancelled agents; left
+alone, each would start its own pass in turn, and the interpreter's exit
+waits for every pool's workers to finish.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from fluxdrive._pool import PoolStoppedError, Stop
 from fluxdrive.config.model import StaticConfig
 from fluxdrive.runtimes.base import ReviewContent
 from fluxdrive.runtimes.static.analyzers import (
@@ -26,6 +34,7 @@ from fluxdrive.runtimes.static.analyzers import (
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
 from fluxdrive.runtimes.static.ownership import ANALYZER_ORDER, Ownership
 from fluxdrive.runtimes.static.parallel import ChunkMapper, run_per_file
+from fluxdrive.runtimes.static.project_modules import read_declarations
 from fluxdrive.runtimes.static.source import load_sources, review_scope
 
 PER_FILE = ("secrets", "patterns", "lizard", "checks")
@@ -60,6 +69,8 @@ class Analysis:
         self._guard = threading.Lock()
         self._compute = threading.Lock()
         self._requested: set[str] = set()
+        self._waiting: set[object] = set()  # the tokens of agents waiting in ensure()
+        self._stop: Stop | None = None  # the pass in progress
 
     def context(self) -> AnalyzerContext:
         """The loaded sources (read from disk once)."""
@@ -70,7 +81,10 @@ class Analysis:
                 named, reviewed = review_scope(self.content.input_type, self.content.files)
                 files, limit = self.content.files, self.settings.max_file_bytes
                 loaded = load_sources(root, files, max_bytes=limit, named=named, reviewed=reviewed)
-                self._context = AnalyzerContext(root, loaded, self.settings, self.ownership.ruff_select)
+                declared = read_declarations(root, self.content.settings_revision)
+                self._context = AnalyzerContext(
+                    root, loaded, self.settings, self.ownership.ruff_select, declarations=declared
+                )
                 self.load_seconds = time.monotonic() - started
             return self._context
 
@@ -85,34 +99,62 @@ class Analysis:
         with self._guard:
             self._requested.update(names)
 
-    def ensure(self, names: Iterable[str]) -> list[AnalyzerOutput]:
+    def waiter(self) -> object:
+        """A token for an agent about to :meth:`ensure`; :meth:`withdraw` it when that agent is cancelled."""
+        token = object()
+        with self._guard:
+            self._waiting.add(token)
+        return token
+
+    def withdraw(self, token: object) -> None:
+        """The agent holding ``token`` waits no more: skip its queued pass; stop the pass nobody waits for."""
+        with self._guard:
+            self._waiting.discard(token)
+            stop = self._stop if not self._waiting else None
+        if stop is not None:
+            stop.set()
+
+    def ensure(self, names: Iterable[str], token: object | None = None) -> list[AnalyzerOutput]:
         """Run the named (and announced) analyzers that have not run yet; return the named ones, in order.
 
         Missing analyzers run together: ruff in a thread (it is a subprocess),
         the per-file analyzers in one pass over the sources (in worker
-        processes for large inputs), then the import graph.
+        processes for large inputs), then the import graph. With the
+        ``token`` of :meth:`waiter`: :class:`~fluxdrive._pool.PoolStoppedError` when it
+        was withdrawn before the pass began, or the pass was stopped.
         """
         wanted = [name for name in ANALYZER_ORDER if name in set(names)]
         context = self.context()
         with self._compute:
             with self._guard:
+                if token is not None and token not in self._waiting:
+                    raise PoolStoppedError("its agent was cancelled while it waited")
                 batch = set(wanted) | self._requested
+                stop = self._stop = Stop()
             missing = [name for name in ANALYZER_ORDER if name in batch and name not in self._outputs]
-            ruff_thread, collected = None, []
-            if "ruff" in missing:
-                ruff_thread = threading.Thread(target=lambda: collected.append(ruff.collect(context)), daemon=True)
-                ruff_thread.start()
-            per_file = [name for name in missing if name in PER_FILE]
-            if per_file:
-                started = time.monotonic()
-                self._outputs.update(run_per_file(context, per_file, mapper=self.mapper))
-                self.pass_seconds += time.monotonic() - started
-            if "architecture" in missing:
-                self._store("architecture", context)
-            if ruff_thread is not None:
-                ruff_thread.join()
-                self._outputs["ruff"] = _ruff_output(context, collected)
+            try:
+                self._run(context, missing, stop)
+            finally:
+                with self._guard:
+                    self._stop = None
+                    self._waiting.discard(token)
         return [self._outputs[name] for name in wanted]
+
+    def _run(self, context: AnalyzerContext, missing: list[str], stop: Stop) -> None:
+        ruff_thread, collected = None, []
+        if "ruff" in missing:
+            ruff_thread = threading.Thread(target=lambda: collected.append(ruff.collect(context)), daemon=True)
+            ruff_thread.start()
+        per_file = [name for name in missing if name in PER_FILE]
+        if per_file:
+            started = time.monotonic()
+            self._outputs.update(run_per_file(context, per_file, mapper=self.mapper, stop=stop))
+            self.pass_seconds += time.monotonic() - started
+        if "architecture" in missing:
+            self._store("architecture", context)
+        if ruff_thread is not None:
+            ruff_thread.join()
+            self._outputs["ruff"] = _ruff_output(context, collected)
 
     def _store(self, name: str, context: AnalyzerContext) -> None:
         self._outputs[name] = run_one(name, ANALYZERS[name], context)

@@ -18,18 +18,16 @@ cluster run's findings are byte for byte the local run's.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import signal
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from fluxdrive._lifeline import die_with_parent
+from fluxdrive._pool import Stop, worker_pool
 from fluxdrive.config.model import StaticConfig
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput, Outline
+from fluxdrive.runtimes.static.bounds import limit_memory
 from fluxdrive.runtimes.static.source import LoadedSources, Source
 
 PARALLEL_MIN_LINES = 20_000
@@ -45,7 +43,8 @@ class ChunkResult:
     outlines: dict[str, Outline | None]
 
 
-ChunkJob = tuple[str, Sequence[Source], Sequence[str], StaticConfig, Sequence[str]]  # analyze_chunk's arguments
+# analyze_chunk's arguments
+ChunkJob = tuple[str, Sequence[Source], Sequence[str], StaticConfig, Sequence[str], tuple[bytes | None, str | None]]
 
 
 class ChunkMapper(Protocol):
@@ -77,23 +76,39 @@ def _chunks(sources: Sequence[Source], count: int) -> list[list[Source]]:
 
 
 def analyze_chunk(
-    root: str, sources: Sequence[Source], names: Sequence[str], settings: StaticConfig, ruff_select: Sequence[str]
+    root: str,
+    sources: Sequence[Source],
+    names: Sequence[str],
+    settings: StaticConfig,
+    ruff_select: Sequence[str],
+    declarations: tuple[bytes | None, str | None] = (None, None),
 ) -> ChunkResult:
-    """Run the named per-file analyzers on one chunk (in a worker or in-process)."""
+    """Run the named per-file analyzers on one chunk (in a worker or in-process); ``declarations``: taint.yaml."""
     from fluxdrive.runtimes.static.analysis import ANALYZERS, run_one
 
     lines = sum(s.text.count("\n") for s in sources)
-    context = AnalyzerContext(Path(root), LoadedSources(tuple(sources), (), lines), settings, tuple(ruff_select))
+    loaded = LoadedSources(tuple(sources), (), lines)
+    context = AnalyzerContext(Path(root), loaded, settings, tuple(ruff_select), declarations=declarations)
     outputs = tuple(run_one(name, ANALYZERS[name], context) for name in names)
     secrets = tuple((path, line, value) for (path, line), values in context.mask.values.items() for value in values)
     return ChunkResult(outputs, secrets, context.parsed_outlines())
 
 
-def _worker_start() -> None:
-    """Workers leave Ctrl-C to the parent, which cancels the run (no traceback per worker), and die with it:
-    a review killed with ``kill -9`` must not leave its pool and resource tracker running for minutes."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    die_with_parent()
+def _bounded_chunk(
+    root: str,
+    sources: Sequence[Source],
+    names: Sequence[str],
+    settings: StaticConfig,
+    ruff_select: Sequence[str],
+    declarations: tuple[bytes | None, str | None] = (None, None),
+) -> ChunkResult:
+    """:func:`analyze_chunk` in a local worker, under an address-space ceiling (:func:`bounds.limit_memory`).
+
+    Why here and not in ``analyze_chunk``: a cluster worker (Ray) maps far more address space than it uses,
+    so only our own spawn workers are capped; a file that exhausts the cap is skipped by its analyzer.
+    """
+    limit_memory()
+    return analyze_chunk(root, sources, names, settings, ruff_select, declarations)
 
 
 def _merge(name: str, parts: Sequence[AnalyzerOutput]) -> AnalyzerOutput:
@@ -109,25 +124,41 @@ def _merge(name: str, parts: Sequence[AnalyzerOutput]) -> AnalyzerOutput:
 
 
 def run_per_file(
-    context: AnalyzerContext, names: Sequence[str], workers: int | None = None, mapper: ChunkMapper | None = None
+    context: AnalyzerContext,
+    names: Sequence[str],
+    workers: int | None = None,
+    mapper: ChunkMapper | None = None,
+    stop: Stop | None = None,
 ) -> dict[str, AnalyzerOutput]:
-    """The merged outputs of the per-file analyzers ``names`` over every source."""
+    """The merged outputs of the per-file analyzers ``names`` over every source (``stop`` ends the workers)."""
     sources = list(context.sources)
     count = workers if workers is not None else min(os.cpu_count() or 1, MAX_WORKERS)
     small = workers is None and context.loaded.lines < PARALLEL_MIN_LINES
     if mapper is not None and context.loaded.lines >= mapper.min_lines and len(sources) >= 2:
         chunks = _chunks(sources, mapper.shard_count())
-        args = (str(context.root), names, context.settings, context.ruff_select)
-        results = mapper.map([(args[0], chunk, *args[1:]) for chunk in chunks])
+        args = (names, context.settings, context.ruff_select, context.declarations)
+        results = mapper.map([(str(context.root), chunk, *args) for chunk in chunks])
     elif count <= 1 or small or len(sources) < 2:
-        results = [analyze_chunk(str(context.root), sources, names, context.settings, context.ruff_select)]
+        results = [
+            analyze_chunk(
+                str(context.root), sources, names, context.settings, context.ruff_select, context.declarations
+            )
+        ]
     else:
         chunks = _chunks(sources, count)
-        ctx = multiprocessing.get_context("spawn")  # the caller may hold threads; never fork
-        with ProcessPoolExecutor(max_workers=len(chunks), mp_context=ctx, initializer=_worker_start) as pool:
+        # Workers die with the review, even on kill -9, and stop at once on Ctrl-C or SIGTERM (fluxdrive._pool).
+        with worker_pool(len(chunks), stop) as pool:
             submit: Callable[..., object] = pool.submit
             futures = [
-                submit(analyze_chunk, str(context.root), chunk, names, context.settings, context.ruff_select)
+                submit(
+                    _bounded_chunk,
+                    str(context.root),
+                    chunk,
+                    names,
+                    context.settings,
+                    context.ruff_select,
+                    context.declarations,
+                )
                 for chunk in chunks
             ]
             results = [future.result() for future in futures]  # type: ignore[attr-defined]

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import yaml
 
+from fluxdrive import _git
 from fluxdrive._confine import read_confined
 from fluxdrive.errors import FluxdriveError
 from fluxdrive.runtimes.static.checks.base import PyModule
@@ -50,19 +51,42 @@ def module_loader(root: Path, max_bytes: int) -> Loader:
     return load
 
 
-def declarations(root: Path) -> tuple[TaintSpec, str | None]:
-    """The shipped declarations plus the project's ``.fluxdrive/taint.yaml``, and a note if that file is bad."""
+# The project's taint.yaml as read: its bytes (None: there is none), or why it could not be read.
+Declared = tuple[bytes | None, str | None]
+
+
+def read_declarations(root: Path, revision: str | None = None) -> Declared:
+    """The bytes of the project's ``.fluxdrive/taint.yaml`` (None: there is none), or why they are missing.
+
+    Read once, where the review runs, and handed to every chunk as data: a shard on another machine has no
+    project tree, and a diff is analyzed under its base commit's declarations (``revision``), never under
+    the ones the change itself brings - a change must not declare its own input sanitized.
+    """
+    if revision is not None:
+        return _git.show_file(root, revision, DECLARATIONS), None
     path = root / DECLARATIONS
     if not path.is_file():
+        return None, None
+    try:
+        return read_confined(path, root, "taint declarations", limit=1_000_000), None
+    except (FluxdriveError, OSError) as exc:
+        return None, str(exc).splitlines()[0]
+
+
+def declarations(declared: Declared) -> tuple[TaintSpec, str | None]:
+    """The shipped declarations plus the project's (from :func:`read_declarations`), and a note if bad."""
+    data, problem = declared
+    if problem is not None:
+        return shipped(), f"{DECLARATIONS} ignored: {problem}"
+    if data is None:
         return shipped(), None
     try:
-        data = yaml.safe_load(read_confined(path, root, "taint declarations", limit=1_000_000).decode("utf-8"))
-        return extend(shipped(), parse(data, DECLARATIONS)), None
-    except (FluxdriveError, OSError, UnicodeDecodeError, yaml.YAMLError, TaintSpecError) as exc:
+        return extend(shipped(), parse(yaml.safe_load(data.decode("utf-8")), DECLARATIONS)), None
+    except (UnicodeDecodeError, yaml.YAMLError, TaintSpecError, RecursionError) as exc:
         return shipped(), f"{DECLARATIONS} ignored: {str(exc).splitlines()[0]}"
 
 
-def project_summaries(root: Path, max_bytes: int) -> tuple[ProjectSummaries, str | None]:
+def project_summaries(root: Path, max_bytes: int, declared: Declared) -> tuple[ProjectSummaries, str | None]:
     """Summaries over the project at ``root`` with its declarations (and a note on a bad declarations file)."""
-    spec, note = declarations(root)
+    spec, note = declarations(declared)
     return ProjectSummaries(module_loader(root, max_bytes), spec), note

@@ -25,6 +25,7 @@ from fluxdrive.errors import ChannelError, UsageError
 from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Provenance, Runtime, Usage
 from fluxdrive.runtimes.static.analysis import Analysis
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.bounds import skip_of
 from fluxdrive.runtimes.static.compose import (
     MAX_SHARED,
     Finding,
@@ -73,10 +74,11 @@ class StaticRuntime(Runtime):
             content.files,
             changed,
             task.config.static.model_dump_json(),
+            content.settings_revision,
         )
         with self._lock:
             if key not in self._analyses:
-                roster = load_roster(content.root)
+                roster = load_roster(content.root, revision=content.settings_revision)
                 ownership = Ownership.from_agents(roster)
                 self._analyses[key] = Analysis(content, task.config.static, ownership, self.shards)
             return self._analyses[key]
@@ -93,7 +95,12 @@ class StaticRuntime(Runtime):
         names = analysis.ownership.analyzers_for(agent)
         analysis.request(names)
         await asyncio.sleep(0)  # let agents launched with this one announce theirs: one analysis pass for all
-        outputs = await in_daemon_thread(analysis.ensure, names)
+        token = analysis.waiter()
+        try:
+            outputs = await in_daemon_thread(analysis.ensure, names, token)
+        except asyncio.CancelledError:  # the analysis's thread outlives this agent: stop what only it waited for
+            analysis.withdraw(token)
+            raise
         context = analysis.context()
         settings, function_at = task.config.static, _function_at(context)
         findings = select_hits(agent, outputs, analysis.ownership, settings, task.content, function_at)
@@ -137,13 +144,17 @@ def _function_at(context: AnalyzerContext) -> FunctionAt:
 
 
 def _skipped(loaded: tuple[tuple[str, str], ...], outputs: Sequence[AnalyzerOutput]) -> tuple[tuple[str, str], ...]:
-    """Files the agent could not review: not loaded (size, binary, outside the root), or not parseable."""
+    """Files the agent could not review: not loaded (size, binary, outside the root), not parseable, or skipped
+    by an analyzer (over a per-file bound, or its analyzer failed on it)."""
     found = dict(loaded)
     for output in outputs:
         for note in output.notes:
             path, _, rest = note.partition(": not valid Python")
             if rest and path not in found and ".block" not in path:  # a snippet in a document may be partial
                 found[path] = "not valid Python: Python checks skipped"
+            skip = skip_of(note)  # an analyzer's per-file bound (bounds.py) or failure: that file was not covered
+            if skip is not None and skip[0] not in found and ".block" not in skip[0]:
+                found[skip[0]] = skip[1]
     return tuple(sorted(found.items()))
 
 

@@ -40,6 +40,8 @@ class AnalyzerContext:
     loaded: LoadedSources
     settings: StaticConfig
     ruff_select: tuple[str, ...] = ()
+    # the project's taint.yaml as read where the review runs (or its base's): bytes or None, and a problem
+    declarations: tuple[bytes | None, str | None] = (None, None)
     mask: SecretMask = field(default_factory=SecretMask)
     _trees: dict[str, ast.Module | None] = field(default_factory=dict)
     _outlines: dict[str, Outline | None] = field(default_factory=dict)

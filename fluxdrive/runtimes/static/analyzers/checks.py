@@ -6,6 +6,7 @@ import posixpath
 import time
 
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.bounds import TimeBoundError
 from fluxdrive.runtimes.static.checks.base import DocModule
 from fluxdrive.runtimes.static.checks.runner import RanCheck, run_document_checks, run_python_checks
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
@@ -38,7 +39,7 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
     hits: list[Hit] = []
     notes: list[str] = []
     root = context.root
-    project, bad_declarations = project_summaries(root, context.settings.max_file_bytes)
+    project, bad_declarations = project_summaries(root, context.settings.max_file_bytes, context.declarations)
     if bad_declarations:
         notes.append(bad_declarations)
 
@@ -49,10 +50,15 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
             if tree is None:
                 notes.append(f"{source.name}: not valid Python; Python checks skipped")
                 continue
-            hits.extend(
-                _hit(source, ran, lines)
-                for ran in run_python_checks(source.name, source.text, None, notes, tree, project)
-            )
+            seconds = context.settings.max_file_seconds
+            try:
+                ran_checks = run_python_checks(
+                    source.name, source.text, None, notes, tree, project, time.monotonic() + seconds
+                )
+            except TimeBoundError:  # listed as not reviewed (bounds.skip_of); none of its partial hits is kept
+                notes.append(f"checks skipped {source.name}: over the {seconds:g} s bound, static.max_file_seconds")
+                continue
+            hits.extend(_hit(source, ran, lines) for ran in ran_checks)
         elif source.language == "markdown" and source.block_of is None:
             base = posixpath.dirname(source.path)
 

@@ -1,7 +1,10 @@
 """Lizard: cyclomatic complexity, function length and parameter count, many languages.
 
 Python files are measured from the tree the checks already parsed
-(:mod:`python_metrics`, lizard's definitions); lizard reads the other languages.
+(:mod:`python_metrics`, lizard's definitions); lizard reads the other languages,
+within :mod:`~fluxdrive.runtimes.static.bounds` (its memory doubles with each
+level of nested functions, so a deeply nested or single-line file is skipped
+and listed).
 
 Threshold findings are P3 just over the threshold and P2 well over it
 (:func:`over`); never P1.
@@ -16,6 +19,7 @@ from typing import Any
 from fluxdrive.config.model import StaticConfig
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
 from fluxdrive.runtimes.static.analyzers.python_metrics import python_functions
+from fluxdrive.runtimes.static.bounds import LIZARD_MAX_NESTING, over_bound
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
 from fluxdrive.runtimes.static.source import Source
 
@@ -110,6 +114,9 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
         if tree is not None:  # the checks' parse, measured the way lizard measures
             functions: list[Any] = list(python_functions(source.text, tree))
         elif PurePosixPath(source.name).suffix.lower() not in SUPPORTED:
+            continue
+        elif (bound := over_bound(source.text, max_nesting=LIZARD_MAX_NESTING)) is not None:
+            notes.append(f"lizard skipped {source.name}: {bound}")  # listed as not reviewed (bounds.skip_of)
             continue
         else:
             try:

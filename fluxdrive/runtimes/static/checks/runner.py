@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import ast
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from fluxdrive.runtimes.static.bounds import TimeBoundError
 from fluxdrive.runtimes.static.checks.base import (
     CheckHit,
     CheckSpec,
@@ -29,9 +31,18 @@ def _failed(spec: CheckSpec, path: str, exc: Exception) -> str:
     return f"check {spec.name} failed on {path}: {type(exc).__name__}: {exc}"
 
 
-def _run(specs: Iterable[CheckSpec], subject: object, notes: list[str], path: str) -> list[RanCheck]:
+def _in_time(deadline: float | None) -> None:
+    """Raise :class:`TimeBoundError` once ``deadline`` (monotonic) has passed."""
+    if deadline is not None and time.monotonic() > deadline:
+        raise TimeBoundError
+
+
+def _run(
+    specs: Iterable[CheckSpec], subject: object, notes: list[str], path: str, deadline: float | None = None
+) -> list[RanCheck]:
     out: list[RanCheck] = []
     for spec in specs:
+        _in_time(deadline)
         try:
             out.extend(RanCheck(spec, hit) for hit in spec.run(subject))
         except Exception as exc:  # one broken check must not hide the others
@@ -39,10 +50,13 @@ def _run(specs: Iterable[CheckSpec], subject: object, notes: list[str], path: st
     return out
 
 
-def _dispatch(specs: Iterable[CheckSpec], module: PyModule, notes: list[str]) -> list[RanCheck]:
+def _dispatch(
+    specs: Iterable[CheckSpec], module: PyModule, notes: list[str], deadline: float | None = None
+) -> list[RanCheck]:
     """One walk over the module: each node goes to the checks that declared its type.
 
-    A check that raises is noted once and sits out the rest of the file.
+    A check that raises is noted once and sits out the rest of the file; past
+    ``deadline`` the walk stops with :class:`TimeBoundError` (checked every 256 nodes).
     """
     table: dict[type[ast.AST], list[CheckSpec]] = {}
     for spec in specs:
@@ -50,7 +64,9 @@ def _dispatch(specs: Iterable[CheckSpec], module: PyModule, notes: list[str]) ->
             table.setdefault(kind, []).append(spec)
     out: list[RanCheck] = []
     broken: set[str] = set()
-    for node in module.nodes:
+    for count, node in enumerate(module.nodes):
+        if not count & 255:
+            _in_time(deadline)
         for spec in table.get(type(node), ()):
             if spec.name in broken:
                 continue
@@ -69,10 +85,12 @@ def run_python_checks(
     notes: list[str],
     tree: ast.Module | None = None,
     project: ProjectSummaries | None = None,
+    deadline: float | None = None,
 ) -> list[RanCheck]:
     """Run the named Python checks (all when ``names`` is None) on one file.
 
-    ``project`` gives taint tracking the project's declarations and its helpers' summaries.
+    ``project`` gives taint tracking the project's declarations and its helpers' summaries; past
+    ``deadline`` (monotonic) the run raises :class:`TimeBoundError` and the caller skips the file.
     """
     specs = _select("python", names)
     if not specs:
@@ -87,7 +105,8 @@ def run_python_checks(
             return []
     module = PyModule(path, text, tree, project=project)
     whole = [spec for spec in specs if not spec.nodes]
-    return _run(whole, module, notes, path) + _dispatch([s for s in specs if s.nodes], module, notes)
+    whole_hits = _run(whole, module, notes, path, deadline)
+    return whole_hits + _dispatch([s for s in specs if s.nodes], module, notes, deadline)
 
 
 def run_document_checks(
