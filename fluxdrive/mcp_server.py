@@ -24,6 +24,7 @@ ever written to stdout, which is the protocol's channel.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
@@ -483,7 +484,16 @@ class _Processor:
             self.kick()
 
 
-def _remember(processor: _Processor, title: str, content: str, category: str, refs: list[str]) -> str:
+@functools.lru_cache(maxsize=4)
+def _tree_secrets(root: str) -> frozenset[str]:
+    """The project's secret values, collected once per server (a remember call must stay quick)."""
+    from fluxdrive._secret_values import collect
+
+    return collect(Path(root))
+
+
+def _remember(processor: _Processor, root: Path, title: str, content: str, category: str, refs: list[str]) -> str:
+    from fluxdrive._masking import known_secrets
     from fluxdrive.kb import remember
 
     if len(refs) > MAX_ITEMS:
@@ -491,7 +501,8 @@ def _remember(processor: _Processor, title: str, content: str, category: str, re
     for value, what in [(title, "title"), (category, "category"), *((r, "ref") for r in refs)]:
         _short(value, what)
     _short(content, "content", MAX_TEXT_CHARS)
-    path = remember(processor.kb_dir, title, content, category, refs, source="mcp")
+    with known_secrets(_tree_secrets(str(root))):  # a secret of the project quoted by the caller is not stored
+        path = remember(processor.kb_dir, title, content, category, refs, source="mcp")
     processor.kick()
     return f"Queued {path.name}; it is checked for duplicates and conflicts and filed in the background.\n"
 
@@ -592,7 +603,7 @@ def build_server(root: Path) -> MCPServer:
         category: architecture, patterns, dependencies, workflows or gotchas. refs: the files or symbols it is
         about (path or path:symbol), so later analysis can tell when it goes stale.
         """
-        return _guarded(partial(_remember, processor, title, content, category, list(refs or [])))
+        return _guarded(partial(_remember, processor, project.path, title, content, category, list(refs or [])))
 
     return server
 

@@ -33,7 +33,7 @@ import pathspec
 from fluxdrive import _git, _run_dirs
 from fluxdrive._atomic import atomic_write_text
 from fluxdrive._clock import utc_timestamp
-from fluxdrive._confine import confine
+from fluxdrive._confine import confine, is_inside
 from fluxdrive._masking import scrub
 from fluxdrive._names import decodable, shown
 from fluxdrive._paths import decode_utf8, read_regular, require_directory
@@ -425,6 +425,25 @@ def output_dir_for(target: Target, override: Path | None = None) -> Path:
 
 
 RUNS_GITIGNORE = "# Written by fluxdrive: runs are outputs, not sources (delete this file to commit them).\n*\n"
+
+
+def latest_run(root: Path, holding: str) -> Path | None:
+    """The newest run under ``ROOT/docs/research/flux-drive/`` whose directory holds ``holding``, or None.
+
+    Only fluxdrive's own links count (a link of exactly the shape a run leaves, into ``.fluxdrive-runs/``)
+    and only where they resolve inside the project: a repository that commits ``docs/research`` as a link,
+    or a "run" linking elsewhere, cannot make ``publish`` or ``verdicts`` read - and post - what lies
+    outside it. Newest by the run's own time stamp in its name, not by a modification time anyone can set.
+    """
+    runs = Path(root) / RUNS_DIR
+    if not runs.is_dir() or not is_inside(runs, root):
+        return None
+    found: list[tuple[str, Path]] = []
+    for pointer in runs.iterdir():
+        stamp = _run_dirs.pointer_target(pointer)
+        if stamp is not None and is_inside(pointer, root) and (pointer / holding).exists():
+            found.append((stamp, pointer))
+    return max(found)[1] if found else None
 
 
 def runs_root(root: Path, relative: Path = RUNS_DIR) -> Path:

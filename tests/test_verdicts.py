@@ -125,10 +125,14 @@ def test_cli_write_then_list(cli, tmp_path: Path) -> None:  # type: ignore[no-un
 def test_cli_finds_the_latest_run_without_dir(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / ".git").mkdir()
     runs = tmp_path / "docs" / "research" / "flux-drive"
-    old, new = runs / "plan-aaaa1111", runs / "plan-bbbb2222"
-    verdicts.write_verdict(old, "fd-old", "CLEAN", "old run")
-    verdicts.write_verdict(new, "fd-new", "CLEAN", "new run")
-    os.utime(old, (1, 1))
+    for name, stamp, agent in (
+        ("plan-aaaa1111", "20260101T000000.000000Z-aaaaaa", "fd-old"),
+        ("plan-bbbb2222", "20260102T000000.000000Z-bbbbbb", "fd-new"),
+    ):  # two runs as reviews leave them: a fresh directory each, the familiar path a link to it
+        run = runs / ".fluxdrive-runs" / name / stamp
+        verdicts.write_verdict(run, agent, "CLEAN", f"{agent} run")
+        (runs / name).symlink_to(f".fluxdrive-runs/{name}/{stamp}")
+    os.utime(runs / ".fluxdrive-runs" / "plan-bbbb2222" / "20260102T000000.000000Z-bbbbbb", (1, 1))  # stamps win
     monkeypatch.chdir(tmp_path / "docs")
     listing = cli("verdicts")
     assert listing.code == 0, listing.err

@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from fluxdrive import baseline
-from fluxdrive._project import find_project_root, project_from_option
+from fluxdrive._project import find_project_root, project_file, project_from_option
 from fluxdrive.cli._io import out
 from fluxdrive.cli.verdicts import _latest_run
 from fluxdrive.errors import InputError
@@ -76,7 +76,8 @@ def write(
     """Write FILE atomically from OUTPUT_DIR's findings.json (refuses to overwrite a file that is not a baseline)."""
     run = baseline.read_run(_run_dir(output_dir))
     root = _root(project, run)
-    path = output if output is not None else root / baseline.DEFAULT_BASELINE
+    # the default lives in the project: a committed .fluxdrive link must not carry the write outside it
+    path = output if output is not None else project_file(root, baseline.DEFAULT_BASELINE, "the baseline file")
     before = baseline.fingerprints_in(path)
     written = baseline.write_baseline(
         path, run.findings, root, seen_at=run.reviewed or None, source=baseline.shown_path(run.directory, root)

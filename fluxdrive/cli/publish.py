@@ -18,8 +18,6 @@ from fluxdrive._secret_values import collect as collect_secrets
 from fluxdrive.cli._io import note, out
 from fluxdrive.errors import InputError
 
-RUNS_DIR = Path("docs") / "research" / "flux-drive"
-
 app = typer.Typer(
     help="Publish a review where people read it (GitHub pull requests, GitLab merge requests).",
     no_args_is_help=True,
@@ -31,14 +29,15 @@ def latest_run(start: Path) -> Path:
     here = Path(start)
     if (here / "findings.json").is_file():
         return here
-    runs = find_project_root(here) / RUNS_DIR
-    candidates = [p.parent for p in runs.glob("*/findings.json") if p.is_file()]
-    if not candidates:
+    from fluxdrive.workspace import latest_run as newest
+
+    found = newest(find_project_root(here), "findings.json")
+    if found is None:
         raise InputError(
             "no findings.json here and no runs under docs/research/flux-drive/",
             hint="pass the review's output directory: fluxdrive publish github DIR (or gitlab DIR)",
         )
-    return max(candidates, key=lambda p: (p / "findings.json").stat().st_mtime)
+    return found
 
 
 @app.command("github")

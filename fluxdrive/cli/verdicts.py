@@ -22,8 +22,6 @@ from fluxdrive._project import find_project_root
 from fluxdrive.cli._io import out, out_json, warn
 from fluxdrive.errors import InputError
 
-RUNS_DIR = Path("docs") / "research" / "flux-drive"
-
 
 class _DirOrCommand(TyperGroup):
     """A group whose first word is either a subcommand or the optional DIR."""
@@ -56,9 +54,9 @@ app = typer.Typer(
 
 
 def _latest_run(start: Path) -> Path | None:
-    runs = Path(find_project_root(start)) / RUNS_DIR
-    candidates = [p.parent for p in runs.glob("*/verdicts") if p.is_dir()]
-    return max(candidates, key=lambda p: p.stat().st_mtime) if candidates else None
+    from fluxdrive.workspace import latest_run
+
+    return latest_run(find_project_root(start), "verdicts")
 
 
 def _default_dir() -> Path:

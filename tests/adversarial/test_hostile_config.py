@@ -338,3 +338,37 @@ def test_a_pull_request_cannot_declare_its_own_input_sanitized(tmp_path: Path) -
     assert "P0" not in severities(tree), tree.out
     # ... but not to the diff that introduces it: the change is reviewed under its base's declarations
     assert "P0" in severities(diff), diff.out
+
+
+def test_baseline_write_keeps_to_the_project(tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    project = _repository(tmp_path, {"app.py": APP})
+    assert _review(project, ".").code == 0
+    (project / ".fluxdrive").rename(tmp_path / "state")  # the review's own state, moved aside
+    (project / ".fluxdrive").symlink_to(victim)
+    done = run_fluxdrive("baseline", "write", cwd=project)
+    assert done.code == 2 and "outside" in done.err and done.err.count("\n") == 1, done.err
+    assert list(victim.iterdir()) == []
+
+
+def test_the_latest_run_is_never_read_through_a_committed_link(tmp_path: Path) -> None:
+    """``verdicts`` (and ``publish``) without a directory take the newest run: never one a link puts outside."""
+    outside = tmp_path / "outside"
+    record = (
+        '{"schema_version": 1, "agent": "fd-x", "status": "NEEDS_ATTENTION", "summary": "OUTSIDE-7f3a", "tokens": 0}'
+    )
+    for run in ("plain", ".fluxdrive-runs/shaped/20991231T000000.000000Z-abcdef"):
+        (outside / run / "verdicts").mkdir(parents=True)
+        (outside / run / "verdicts" / "fd-x.json").write_text(record)
+        (outside / run / "findings.json").write_text('{"findings": [{"title": "OUTSIDE-7f3a"}]}')
+        for path in (outside / run / "verdicts", outside / run / "findings.json", outside / run):
+            os.utime(path, (4_000_000_000, 4_000_000_000))  # "newest" by mtime (an unpacked archive sets any)
+    project = _repository(tmp_path, {"app.py": APP})
+    assert _review(project, ".").code == 0
+    runs = project / "docs" / "research" / "flux-drive"
+    (runs / "plain").symlink_to(outside / "plain")  # a link that is not fluxdrive's
+    (runs / ".fluxdrive-runs" / "shaped").symlink_to(outside / ".fluxdrive-runs" / "shaped")
+    (runs / "shaped").symlink_to(".fluxdrive-runs/shaped/20991231T000000.000000Z-abcdef")  # fluxdrive's shape
+    done = run_fluxdrive("verdicts", cwd=project)
+    assert done.code == 0 and "fd-safety" in done.out and "OUTSIDE-7f3a" not in done.out, done.out + done.err

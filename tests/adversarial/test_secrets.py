@@ -879,3 +879,36 @@ def test_placeholders_links_and_fifos_are_not_collected(tmp_path: Path) -> None:
     (root / "linked.env").symlink_to(outside)
     os.mkfifo(root / "config.toml")
     assert collect(root) == {DB_PASSWORD}
+
+
+def test_the_mcp_remember_tool_stores_no_secret_of_the_project(tmp_path: Path) -> None:
+    """A caller quoting the project's own secret value (no credential shape of its own) into ``remember``."""
+    import asyncio
+    import subprocess
+
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    value = "Vq7rT2mXw9Lk4sPz8Nd"  # a bare value: only its place in .env makes it a secret
+    project = tmp_path / "app"
+    project.mkdir()
+    (project / ".env").write_text(f"ENCRYPTION_KEY={value}\n")
+    (project / "app.py").write_text("def ok():\n    return 1\n")
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    answers: list[str] = []
+
+    async def go() -> None:
+        params = StdioServerParameters(
+            command=str(Path(sys.executable).parent / "fluxdrive"), args=["mcp"], cwd=str(project)
+        )
+        with (tmp_path / "mcp-stderr.log").open("w") as errlog:
+            async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60) as client:
+                result = await client.call_tool(
+                    "remember", {"title": "Where the key lives", "content": f"The encryption key {value} is in .env."}
+                )
+                answers.append("".join(getattr(part, "text", "") for part in result.content))
+
+    asyncio.run(go())
+    assert answers and answers[0].startswith("Queued"), answers
+    stored = [p for p in (project / ".fluxdrive").rglob("*") if p.is_file()]
+    assert stored and not [p for p in stored if value in p.read_text(errors="replace")]
