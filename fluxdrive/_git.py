@@ -19,7 +19,14 @@ TIMEOUT_S = 60
 
 
 # Always off: settings of a repository's own .git/config that make read-only commands run programs.
-_DEFUSED = ("core.fsmonitor=false", "core.hooksPath=/dev/null", "diff.external=", "core.pager=cat")
+# (log.showSignature would run gpg.program, which the same config names, on every signed commit git log shows.)
+_DEFUSED = (
+    "core.fsmonitor=false",
+    "core.hooksPath=/dev/null",
+    "diff.external=",
+    "core.pager=cat",
+    "log.showSignature=false",
+)
 # Per-driver settings (filter.<driver>.clean, diff.<driver>.textconv ...) that run a program on a file.
 _DRIVER_COMMANDS = re.compile(r"^(filter\.[^\n]+\.(clean|smudge|process)|diff\.[^\n]+\.(textconv|command))$", re.I)
 

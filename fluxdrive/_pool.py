@@ -45,10 +45,22 @@ from fluxdrive._lifeline import die_with_parent
 STOP_GRACE_S = 2.0
 _live: set[ProcessPoolExecutor] = set()  # the pools in use in this process, for end_all()
 _live_lock = threading.Lock()
+_in_worker = threading.Event()  # set: this process is itself a worker of a fluxdrive pool
+
+
+def in_worker() -> bool:
+    """True in a worker of a fluxdrive pool, which starts no pool of its own.
+
+    Why: a ``fleet run`` worker reviews a whole repository; a pool of analyzer workers inside it would
+    oversubscribe the cores the fleet already fills, and a SIGTERM that lands while such a grandchild is
+    still being spawned leaves it reading a closed pipe, which prints a traceback after fluxdrive's last line.
+    """
+    return _in_worker.is_set()
 
 
 def _worker_start() -> None:
     """First thing in every worker: leave Ctrl-C to the parent, die with it, and end its own pools on SIGTERM."""
+    _in_worker.set()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _end_and_exit)
     die_with_parent()

@@ -64,23 +64,47 @@ def _terminate_like_interrupt(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
+    """Run the CLI with ``argv`` (default: ``sys.argv[1:]``); return the exit code.
+
+    ``exiting``: the caller (the console script) exits with the code next. Then no handler is put back
+    afterwards: a signal that arrives once the command is done ends the process with its code at once,
+    where a restored default handler would have killed it with a bare SIGTERM status.
+    """
     reserve_std_fds()
     with guard_std_streams():
-        return _main(argv)
+        return _main(argv, exiting)
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _main(argv: Sequence[str] | None, exiting: bool) -> int:
     handlers = {}
-    if threading.current_thread() is threading.main_thread():
+    main_thread = threading.current_thread() is threading.main_thread()
+    if main_thread:
         handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
         signal.signal(signal.SIGTERM, _terminate_like_interrupt)
+    code = EXIT_INTERRUPTED
     try:
-        return _command(argv)
+        code = _command(argv)
+        return code
     finally:
-        for sig, handler in handlers.items():  # an in-process caller (a test, a host program) gets its own back
-            signal.signal(sig, handler)
+        if exiting and main_thread:
+            _exit_on_signal(code)
+        else:
+            for sig, handler in handlers.items():  # an in-process caller (a test, a host program) gets its own back
+                signal.signal(sig, handler)
+
+
+def _exit_on_signal(code: int) -> None:
+    """From now on SIGTERM or Ctrl-C ends the process with ``code``: the work is done, no traceback from exiting."""
+
+    def exit_now(signum: int, frame: FrameType | None) -> None:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(code)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, exit_now)
 
 
 def _command(argv: Sequence[str] | None) -> int:
@@ -137,14 +161,14 @@ def _command(argv: Sequence[str] | None) -> int:
 
 def run() -> None:
     """Console-script entry point."""
-    code = main()
-
-    def exit_now(signum: int, frame: FrameType | None) -> None:  # the work is done: no traceback from exiting
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):
-                stream.flush()
-        os._exit(code)
-
+    try:
+        code = main(exiting=True)
+    except KeyboardInterrupt:  # a signal in the instant between the command's end and the exit handlers
+        with contextlib.suppress(OSError):
+            os.write(2, f"\n{PROG}: interrupted\n".encode())
+        code = EXIT_INTERRUPTED
+    # The code is decided: a late signal must not turn it into a bare SIGTERM status. Python resets its own
+    # handlers to the default while it finalizes, but leaves an ignored signal ignored.
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, exit_now)
+        signal.signal(sig, signal.SIG_IGN)
     sys.exit(code)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from fluxdrive._columns import format_columns
-from fluxdrive._project import project_from_option
+from fluxdrive._project import project_file, project_from_option
 from fluxdrive.cli._io import out, out_json
 
 if TYPE_CHECKING:  # the definitions' pydantic models load only when a command runs
@@ -117,7 +117,8 @@ def new(
     for domain in wanted:
         roster = load_roster(root)
         name, text = generate_agent(domain, roster)
-        path = root / ".fluxdrive" / "agents" / f"{name}.md"
+        # inside the project only: a committed .fluxdrive link must not carry the write (or a mkdir) outside
+        path = project_file(root, Path(".fluxdrive") / "agents" / f"{name}.md", "the agent definition")
         if path.exists() and not force:
             out(f"{name}: {path} exists (pass --force to overwrite)")
             continue

@@ -350,6 +350,9 @@ def test_baseline_write_keeps_to_the_project(tmp_path: Path) -> None:
     done = run_fluxdrive("baseline", "write", cwd=project)
     assert done.code == 2 and "outside" in done.err and done.err.count("\n") == 1, done.err
     assert list(victim.iterdir()) == []
+    made = run_fluxdrive("agents", "new", "web-api", cwd=project)  # writes .fluxdrive/agents/fd-web-api.md
+    assert made.code == 2 and "outside" in made.err and made.err.count("\n") == 1, made.err
+    assert list(victim.iterdir()) == []
 
 
 def test_the_latest_run_is_never_read_through_a_committed_link(tmp_path: Path) -> None:
@@ -372,3 +375,34 @@ def test_the_latest_run_is_never_read_through_a_committed_link(tmp_path: Path) -
     (runs / "shaped").symlink_to(".fluxdrive-runs/shaped/20991231T000000.000000Z-abcdef")  # fluxdrive's shape
     done = run_fluxdrive("verdicts", cwd=project)
     assert done.code == 0 and "fd-safety" in done.out and "OUTSIDE-7f3a" not in done.out, done.out + done.err
+
+
+def test_a_signed_commit_cannot_make_git_log_run_the_repository_s_gpg_program(tmp_path: Path) -> None:
+    """``log.showSignature`` + ``gpg.program = tools/verify`` in .git/config: every ``git log`` of a signed commit
+    would run the repository's own script (research reads the history with git log)."""
+    from fluxdrive import _git as git
+
+    project = _repository(tmp_path, {"app.py": APP, "tools/verify": f"#!/bin/sh\ntouch {tmp_path}/PWNED\nexit 1\n"})
+    (project / "tools" / "verify").chmod(0o755)
+    tree = subprocess.run(["git", "rev-parse", "HEAD^{tree}"], cwd=project, capture_output=True, text=True).stdout
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=project, capture_output=True, text=True).stdout
+    signed = (
+        f"tree {tree.strip()}\nparent {head.strip()}\nauthor a <a@b> 1700000000 +0000\n"
+        "committer a <a@b> 1700000000 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n"
+        " -----END PGP SIGNATURE-----\n\nsigned\n"
+    )
+    commit = subprocess.run(
+        ["git", "hash-object", "-t", "commit", "-w", "--stdin"],
+        cwd=project,
+        input=signed,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    _git(project, "update-ref", "refs/heads/main", commit)
+    _git(project, "config", "log.showSignature", "true")
+    _git(project, "config", "gpg.program", "tools/verify")
+
+    assert git._git(project, "log", "-1") is not None
+    assert not (tmp_path / "PWNED").exists()
+    subprocess.run(["git", "log", "-1"], cwd=project, capture_output=True, check=False)
+    assert (tmp_path / "PWNED").exists()  # git itself would have run it

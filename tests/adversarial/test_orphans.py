@@ -277,9 +277,9 @@ def _fleet(tree: Path, tmp_path: Path) -> tuple[subprocess.Popen[bytes], Path]:
 
 def test_kill_9_of_fleet_run_leaves_no_worker_and_no_resource_tracker(tree: Path, tmp_path: Path) -> None:
     process, _ = _fleet(tree, tmp_path)
-    _kill_9("fleet run", process, workers=4)  # two fleet workers, each with its own analyzer pool
+    _kill_9("fleet run", process, workers=2)  # two fleet workers (a pool worker starts no pool of its own)
 
 
 def test_sigterm_of_fleet_run_exits_130_promptly_and_ends_every_review(tree: Path, tmp_path: Path) -> None:
     process, log = _fleet(tree, tmp_path)
-    _sigterm("fleet run", process, 4, log)
+    _sigterm("fleet run", process, 2, log)

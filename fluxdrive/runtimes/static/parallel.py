@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from fluxdrive._pool import Stop, worker_pool
+from fluxdrive._pool import Stop, in_worker, worker_pool
 from fluxdrive.config.model import StaticConfig
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput, Outline
 from fluxdrive.runtimes.static.bounds import limit_memory
@@ -138,7 +138,7 @@ def run_per_file(
         chunks = _chunks(sources, mapper.shard_count())
         args = (names, context.settings, context.ruff_select, context.declarations)
         results = mapper.map([(str(context.root), chunk, *args) for chunk in chunks])
-    elif count <= 1 or small or len(sources) < 2:
+    elif count <= 1 or small or len(sources) < 2 or in_worker():  # a fleet worker analyzes in-process
         results = [
             analyze_chunk(
                 str(context.root), sources, names, context.settings, context.ruff_select, context.declarations
