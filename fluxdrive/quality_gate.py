@@ -10,6 +10,12 @@ reviews the working change before it ships. Its rules, kept here:
   in a single file runs fd-quality alone, plus every agent the changed
   paths force (an agent whose ``critical_globs`` match: fd-safety for
   ship-class paths).
+- **Dangerous sinks**: a change whose added lines reach a sink where outside
+  data does harm (a shell, ``eval``, deserialization, SQL execution, HTML
+  injection, certificate checks turned off; :data:`_SINK`) gets fd-safety
+  however small, and it is mandatory as for a ship-class path: a 12-line
+  change adding ``check_output("ls " + cmd, shell=True)`` once passed with
+  fd-quality alone.
 - **Ship class**: a change to plugin manifests, MCP configs, hook scripts,
   interlock/authorization/capability files, signing keys or shell-out
   paths (fd-safety's ``critical_globs``, the reference's list) must be
@@ -39,30 +45,46 @@ QUALITY = "fd-quality"
 VERDICT_RANK = {"safe": 0, "incomplete": 0, "needs-changes": 1, "risky": 2}  # incomplete fails on its own
 
 _FILE_HEADER = re.compile(r"^\+\+\+ (?:b/)?(.+?)\s*$|^--- (?:a/)?(.+?)\s*$")
+# Where outside data does harm, in the languages fluxdrive reviews: what an added line must not reach
+# without fd-safety looking. Deliberately wide (any .execute( is SQL enough): the cost is one more reviewer.
+_SINK = re.compile(
+    r"shell\s*=\s*True|\bos\.(?:system|popen|exec\w*|spawn\w*)\s*\(|\bsubprocess\.|\b(?:check_output|Popen)\s*\("
+    r"|(?<![\w.])(?:eval|exec)\s*\(|\b(?:pickle|marshal|dill|cloudpickle)\.loads?\s*\(|\byaml\.(?:unsafe_)?load\s*\("
+    r"|\.execute(?:many|script)?\s*\(|\.raw\s*\(|\bcursor\b|\bmark_safe\s*\(|\|\s*safe\b|autoescape\s*(?:=\s*)?(?:False|false)"
+    r"|child_process|\bexec(?:Sync|File)?\s*\(|\bspawn(?:Sync)?\s*\(|new\s+Function\s*\(|\bvm\.run"
+    r"|innerHTML|dangerouslySetInnerHTML|document\.write\s*\(|exec\.Command(?:Context)?\s*\(|Runtime\.getRuntime\(\)"
+    r"|verify\s*=\s*False|InsecureSkipVerify|rejectUnauthorized\s*:\s*false"
+)
 
 
 @dataclass(frozen=True, slots=True)
 class DiffSize:
-    """Changed lines and files of a unified diff."""
+    """Changed lines and files of a unified diff, and the added lines that reach a dangerous sink."""
 
     lines: int
     paths: tuple[str, ...]
+    sinks: tuple[str, ...] = ()  # "path: the added line", in diff order
 
 
 def diff_size(text: str) -> DiffSize:
     """Added plus removed lines, and the changed paths (old and new names of a rename)."""
     lines = 0
     paths: dict[str, None] = {}
+    sinks: list[str] = []
+    current = ""
     for line in text.splitlines():
         header = _FILE_HEADER.match(line)
         if header:
             name = header.group(1) or header.group(2)
             if name and name != "/dev/null":
                 paths.setdefault(name, None)
+                current = name
             continue
         if line.startswith(("+", "-")) and not line.startswith(("+++", "---")):
             lines += 1
-    return DiffSize(lines, tuple(paths))
+            if line.startswith("+") and _SINK.search(line):
+                sinks.append(f"{current}: {' '.join(line[1:].split())[:120]}")
+    return DiffSize(lines, tuple(paths), tuple(sinks))
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,11 +108,16 @@ def plan_gate(size: DiffSize, roster: Iterable[AgentDefinition]) -> GatePlan:
             forced.setdefault(agent.name, None)
             if agent.name == SAFETY:
                 ship_class = hits
+    if size.sinks:  # what the change does, not only where: a sink makes fd-safety mandatory too
+        forced.setdefault(SAFETY, None)
+        ship_class = list(dict.fromkeys([*ship_class, *(s.partition(": ")[0] for s in size.sinks)]))
     small = size.lines < SMALL_LINES and len(size.paths) == 1
     reasons = []
     if small:
-        reasons.append(f"small change ({size.lines} line(s) in 1 file): {QUALITY} plus what its paths force")
-    if ship_class:
+        reasons.append(f"small change ({size.lines} line(s) in 1 file): {QUALITY} plus what the change forces")
+    if size.sinks:
+        reasons.append(f"the change reaches a dangerous sink ({size.sinks[0]}): {SAFETY} is mandatory")
+    elif ship_class:
         reasons.append(f"ship-class path(s) {', '.join(ship_class[:3])}: {SAFETY} is mandatory")
     agents = tuple(dict.fromkeys([QUALITY, *forced])) if small else None
     return GatePlan(small, tuple(ship_class), tuple(forced), agents, tuple(reasons))

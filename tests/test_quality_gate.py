@@ -54,7 +54,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _gate(root: Path) -> dict:
-    return json.loads(next((root / "docs" / "research" / "flux-drive").glob("*/gate.json")).read_text())
+    return json.loads(next((root / "docs" / "research" / "flux-drive").glob("gate-*/gate.json")).read_text())
 
 
 def test_nothing_changed_passes(repo: Path, cli) -> None:
@@ -71,7 +71,7 @@ def test_a_small_change_gets_fd_quality_alone(repo: Path, cli) -> None:
     gate = _gate(repo)
     assert gate["decision"] == "PASS"
     assert gate["plan"]["small"] is True and gate["plan"]["agents"] == ["fd-quality"]
-    records = next((repo / "docs" / "research" / "flux-drive").glob("*/verdicts")).iterdir()
+    records = next((repo / "docs" / "research" / "flux-drive").glob("gate-*/verdicts")).iterdir()
     assert sorted(p.stem for p in records if p.stem != "synthesis") == ["fd-quality"]
 
 
@@ -85,6 +85,40 @@ def test_a_ship_class_change_always_gets_fd_safety_and_its_findings_block(repo: 
     assert gate["safety"] == "ran"
     assert gate["decision"] == "FAIL" and gate["verdict"] in ("needs-changes", "risky")
     assert "Gate: FAIL" in result.out
+
+
+SHELL_AND_SQL = """import subprocess
+
+
+def listing(cmd):
+    return subprocess.check_output("ls " + cmd, shell=True)
+
+
+def find(cursor, name):
+    cursor.execute("SELECT * FROM users WHERE name = '%s'" % name)
+    return cursor.fetchall()
+"""
+
+
+def test_a_small_change_that_reaches_a_dangerous_sink_gets_fd_safety(repo: Path, cli) -> None:
+    """12 lines in one file are a small change, but a shell and SQL built with % make fd-safety mandatory; the
+    gate's run has its own folder (the review of the same change keeps its reports); no --agents is claimed."""
+    (repo / "app" / "tools.py").write_text(SHELL_AND_SQL)
+    _git(repo, "add", "app/tools.py")
+    review = cli("review", "--staged", "--yes", "--fail-on", "never", "-q")
+    assert review.code == 0 and "RISKY" in review.out, review.out + review.err
+    reviewed = {p.name: p.resolve() for p in (repo / "docs" / "research" / "flux-drive").glob("[!.]*")}
+
+    result = cli("gate")
+    assert result.code == 1, result.out + result.err
+    gate = json.loads((repo / "docs" / "research" / "flux-drive" / "gate-staged-changes" / "gate.json").read_text())
+    assert gate["plan"]["small"] is True and gate["plan"]["agents"] == ["fd-quality", "fd-safety"]
+    assert gate["safety"] == "ran" and gate["decision"] == "FAIL" and gate["counts"]["P0"] >= 1
+    assert "reaches a dangerous sink (app/tools.py: return subprocess.check_output" in result.err
+    assert "--agents" not in result.err and "the gate's small-change plan" in result.err
+    for name, target in reviewed.items():  # the review's link still leads to the review's own run
+        assert (repo / "docs" / "research" / "flux-drive" / name).resolve() == target
+        assert json.loads((target / "findings.json").read_text())["verdict"] == "risky"
 
 
 def test_a_committed_branch_is_gated_against_its_merge_base(repo: Path, cli) -> None:

@@ -9,6 +9,7 @@ input error, 3 no verdict possible.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -37,6 +38,11 @@ def _change(root: Path, diff: str | None, staged: bool) -> tuple[str | None, boo
     raise NothingToReviewError("nothing to gate: no staged, unstaged or branch changes")
 
 
+def _slug(label: str) -> str:
+    """A folder name for the change a gate reviews: ``staged-changes``, ``working-tree-against-head``..."""
+    return re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")[:60] or "change"
+
+
 def gate_command(
     diff: Annotated[str | None, typer.Option("--diff", metavar="REF", help="Gate the changes since a git ref.")] = None,
     staged: Annotated[bool, typer.Option("--staged", help="Gate the staged changes only.")] = False,
@@ -63,10 +69,12 @@ def gate_command(
 ) -> None:
     """Gate the change before shipping: staged, else uncommitted, else the branch; exit 1 blocks.
 
-    A change under 20 lines in one file gets fd-quality plus what its paths
-    force; a ship-class path (plugin manifest, MCP config, hook script, keys,
-    shell-out) always needs fd-safety. An incomplete review fails closed.
-    Writes gate.json next to the review's reports.
+    A change under 20 lines in one file gets fd-quality plus what it forces:
+    a ship-class path (plugin manifest, MCP config, hook script, keys,
+    shell-out) or an added line that reaches a dangerous sink (shell, eval,
+    deserialization, SQL, HTML) always needs fd-safety. An incomplete review
+    fails closed. Writes gate.json with the gate's own run
+    (docs/research/flux-drive/gate-<change>/).
     """
     from fluxdrive import _git, verdicts
     from fluxdrive._atomic import atomic_write_json
@@ -77,6 +85,7 @@ def gate_command(
     from fluxdrive.quality_gate import SAFETY, decide, diff_size, plan_gate
     from fluxdrive.reports import render_console
     from fluxdrive.reports.console import agent_lines
+    from fluxdrive.workspace import runs_root
 
     if fail_on not in FAIL_ON:
         raise UsageError(f"unknown --fail-on value {fail_on!r}", hint="use needs-changes, risky or never")
@@ -95,9 +104,11 @@ def gate_command(
     options = ReviewOptions(
         yes=True,
         agents=list(plan.agents) if plan.agents else None,
+        agents_chosen_by="the gate's small-change plan",
         runtime=runtime,
         model=model,
-        output_dir=output_dir,
+        # its own folder: a gate never takes the place of the review of the same change
+        output_dir=output_dir if output_dir is not None else runs_root(root) / f"gate-{_slug(label)}",
         diff_ref=ref,
         staged=staged,
         cwd=root,

@@ -72,22 +72,23 @@ def make_plan(result: Triage, target: Target, config: Config, output_dir: Path) 
     return ReviewPlan(stage1, stage2, pool, result.staged, evidence, content)
 
 
-def explicit_roster(result: Triage, names: Sequence[str]) -> list[str]:
-    """``--agents a,b,c``: exactly these agents, all in Stage 1; notes for those that scored 0."""
+def explicit_roster(result: Triage, names: Sequence[str], chosen_by: str = "--agents") -> list[str]:
+    """``--agents a,b,c`` (or the gate's plan, ``chosen_by``): exactly these agents, all in Stage 1; notes for
+    those that scored 0."""
     wanted = [result.roster.get(f"fd-{n}" if f"fd-{n}" in result.roster.agents else n).name for n in names]
     for name in wanted:
         if result.roster.agents[name].kind != "review":
             raise UsageError(f"{name} is a research agent", hint="--agents takes review agents")
     scores = {a.name: a for a in result.agents}
     notes = [
-        f"{name} was chosen with --agents although nothing in the input matched its lane (score 0)"
+        f"{name} was chosen by {chosen_by} although nothing in the input matched its lane (score 0)"
         for name in wanted
         if name not in scores or scores[name].base_score == 0
     ]
     result.overrides.removed = {a.name for a in result.agents if a.name not in wanted}
     result.overrides.added = {n: max(scores[n].final_score if n in scores else 0.0, 1.0) for n in wanted}
     result.overrides.promoted = set(wanted)
-    result.unstage("the agents were chosen with --agents")
+    result.unstage(f"the agents were chosen by {chosen_by}")
     return notes
 
 

@@ -68,6 +68,7 @@ class ReviewOptions:
     yes: bool = False
     expand: ExpandChoice | None = None
     agents: Sequence[str] | None = None
+    agents_chosen_by: str = "--agents"  # who chose ``agents`` (the quality gate's plan), as notes say it
     runtime: str | Runtime = "static"
     model: str | None = None
     over_budget: bool = False
@@ -292,7 +293,7 @@ def _triage(target: Target, config: Config, pool: RuntimePool, options: ReviewOp
         progress.phase(refined.note)
         if refined.call is not None:
             model_calls.append(refined.call)
-    notes = explicit_roster(result, options.agents) if options.agents else []
+    notes = explicit_roster(result, options.agents, options.agents_chosen_by) if options.agents else []
     notes += skip_model_only(result, pool, config)
     planned = [result.roster.agents[a.name] for a in result.agents if a.stage in (1, 2, "pool")]
     pool.check(planned, config, Path(target.root))  # unknown runtime, model, key or CLI: fail before asking

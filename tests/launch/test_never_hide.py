@@ -236,7 +236,7 @@ def test_an_explicit_roster_runs_exactly_and_first(branch: Path, target: str) ->
     run = json.loads((branch / "out" / "run.json").read_text())
     assert run["stages"] == [{"stage": 1, "agents": ["fd-safety"]}]
     if target == "file":
-        assert "fd-safety was chosen with --agents although nothing in the input matched its lane" in done.err
+        assert "fd-safety was chosen by --agents although nothing in the input matched its lane" in done.err
     quality = run_fluxdrive("review", *args, "--yes", "--agents", "quality", "--output-dir", branch / "o2", cwd=branch)
     assert quality.code in (0, 1) and json.loads((branch / "o2" / "run.json").read_text())["stages"][0]["agents"] == [
         "fd-quality"
