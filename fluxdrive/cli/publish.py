@@ -40,6 +40,12 @@ def latest_run(start: Path) -> Path:
     return found
 
 
+def _run_and_root(output_dir: Path | None, project: Path | None) -> tuple[Path, Path]:
+    """The run to publish (given, else the latest) and the project its paths are relative to."""
+    directory = output_dir if output_dir is not None else latest_run(Path.cwd())
+    return directory, find_project_root(project or Path.cwd())
+
+
 @app.command("github")
 def github(
     output_dir: Annotated[
@@ -89,8 +95,7 @@ def github(
     edited in place on re-runs, threads of fixed findings resolved. Token: GITHUB_TOKEN."""
     from fluxdrive.publish import describe, publish_github
 
-    directory = output_dir if output_dir is not None else latest_run(Path.cwd())
-    root = find_project_root(project or Path.cwd())
+    directory, root = _run_and_root(output_dir, project)
     with known_secrets(collect_secrets(root)):  # the project's secret values never reach the forge
         result = publish_github(
             directory,
@@ -143,8 +148,7 @@ def gitlab(
     summary note edited in place on re-runs, discussions of fixed findings resolved. Token: GITLAB_TOKEN."""
     from fluxdrive.publish.gitlab import describe_gitlab, publish_gitlab
 
-    directory = output_dir if output_dir is not None else latest_run(Path.cwd())
-    root = find_project_root(project or Path.cwd())
+    directory, root = _run_and_root(output_dir, project)
     with known_secrets(collect_secrets(root)):  # the project's secret values never reach the forge
         result = publish_gitlab(
             directory,

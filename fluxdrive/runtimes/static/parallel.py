@@ -94,21 +94,14 @@ def analyze_chunk(
     return ChunkResult(outputs, secrets, context.parsed_outlines())
 
 
-def _bounded_chunk(
-    root: str,
-    sources: Sequence[Source],
-    names: Sequence[str],
-    settings: StaticConfig,
-    ruff_select: Sequence[str],
-    declarations: tuple[bytes | None, str | None] = (None, None),
-) -> ChunkResult:
+def _bounded_chunk(job: ChunkJob) -> ChunkResult:
     """:func:`analyze_chunk` in a local worker, under an address-space ceiling (:func:`bounds.limit_memory`).
 
     Why here and not in ``analyze_chunk``: a cluster worker (Ray) maps far more address space than it uses,
     so only our own spawn workers are capped; a file that exhausts the cap is skipped by its analyzer.
     """
     limit_memory()
-    return analyze_chunk(root, sources, names, settings, ruff_select, declarations)
+    return analyze_chunk(*job)
 
 
 def _merge(name: str, parts: Sequence[AnalyzerOutput]) -> AnalyzerOutput:
@@ -134,33 +127,20 @@ def run_per_file(
     sources = list(context.sources)
     count = workers if workers is not None else min(os.cpu_count() or 1, MAX_WORKERS)
     small = workers is None and context.loaded.lines < PARALLEL_MIN_LINES
+
+    def job(chunk: Sequence[Source]) -> ChunkJob:
+        return (str(context.root), chunk, names, context.settings, context.ruff_select, context.declarations)
+
     if mapper is not None and context.loaded.lines >= mapper.min_lines and len(sources) >= 2:
-        chunks = _chunks(sources, mapper.shard_count())
-        args = (names, context.settings, context.ruff_select, context.declarations)
-        results = mapper.map([(str(context.root), chunk, *args) for chunk in chunks])
+        results = mapper.map([job(chunk) for chunk in _chunks(sources, mapper.shard_count())])
     elif count <= 1 or small or len(sources) < 2 or in_worker():  # a fleet worker analyzes in-process
-        results = [
-            analyze_chunk(
-                str(context.root), sources, names, context.settings, context.ruff_select, context.declarations
-            )
-        ]
+        results = [analyze_chunk(*job(sources))]
     else:
         chunks = _chunks(sources, count)
         # Workers die with the review, even on kill -9, and stop at once on Ctrl-C or SIGTERM (fluxdrive._pool).
         with worker_pool(len(chunks), stop) as pool:
             submit: Callable[..., object] = pool.submit
-            futures = [
-                submit(
-                    _bounded_chunk,
-                    str(context.root),
-                    chunk,
-                    names,
-                    context.settings,
-                    context.ruff_select,
-                    context.declarations,
-                )
-                for chunk in chunks
-            ]
+            futures = [submit(_bounded_chunk, job(chunk)) for chunk in chunks]
             results = [future.result() for future in futures]  # type: ignore[attr-defined]
     for result in results:
         for path, line, value in result.secrets:
