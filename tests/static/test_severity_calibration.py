@@ -75,3 +75,18 @@ def test_example_credentials_in_docstrings_and_comments_are_p2_real_ones_p0(tmp_
     assert by_line[6][0] == "P2"
     assert by_line[7] == ("P0", "Hard-coded Basic Auth Credentials in settings.py")
     assert by_line[8][0] == "P0", "a provider-format key is real wherever it is pasted"
+
+
+def test_a_secret_keyword_whose_value_is_words_is_a_placeholder_not_a_p0(tmp_path: Path) -> None:
+    """Docs write ``SECRET_KEY="base64 encoded random bytes"`` (pallets/itsdangerous docs/concepts.rst):
+    detect-secrets' keyword rule flags it, but a value made of words is prose; a real-looking value stays P0."""
+    hits = _secret_hits(
+        tmp_path,
+        """
+        SECRET_KEY = "base64 encoded random bytes"
+        password = "hK8s9dL2mQ7xP4vRt6Yw"
+        """,
+    )
+    by_line = {line: (severity, title) for line, severity, title in hits}
+    assert by_line[2][0] == "P2" and "(a placeholder made of words)" in by_line[2][1], hits
+    assert by_line[3][0] == "P0", hits

@@ -85,8 +85,12 @@ def _hit(source: Source, line: int, secrets: list[Any], lines: list[str], in_pro
     in_test = any(hint in source.path.lower() for hint in TEST_HINTS)
     # A docstring's `https://user:pass@host` or `{'password': 'bar'}` is an example; a key with
     # a provider's own format (AKIA..., ghp_..., a PEM block) is real wherever it is pasted.
-    example = in_prose and all(str(s.type) in HEURISTIC_TYPES for s in secrets)
-    where = " (test/example file)" if in_test else " (in a docstring or comment)" if example else ""
+    # A guessed value that is words ("base64 encoded random bytes", "your key here") is a placeholder in prose,
+    # not a credential: credentials have no spaces.
+    worded = all(" " in str(getattr(s, "secret_value", "") or "").strip() for s in secrets)
+    example = (in_prose or worded) and all(str(s.type) in HEURISTIC_TYPES for s in secrets)
+    example_where = " (in a docstring or comment)" if in_prose else " (a placeholder made of words)"
+    where = " (test/example file)" if in_test else example_where if example else ""
     return Hit(
         rule=f"detect-secrets:{kind.lower().replace(' ', '-')}",
         claim=Claim("secrets", "secrets"),
