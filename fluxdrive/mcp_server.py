@@ -305,12 +305,17 @@ def _review(
     over_budget: bool,
     progress: Progress,
     interrupt: Interrupt | None = None,
+    import_sarif: list[str] | None = None,
 ) -> str:
     from fluxdrive.launch.review import ReviewOptions, run_review
 
     path = _target(root, target, diff_ref)
     if agents is not None and len(agents) > MAX_ITEMS:
         raise UsageError(f"{len(agents):,} agents requested (at most {MAX_ITEMS})")
+    if import_sarif is not None and len(import_sarif) > MAX_ITEMS:
+        raise UsageError(f"{len(import_sarif):,} SARIF files given (at most {MAX_ITEMS})")
+    # inside the project only: the caller is a model, and a file elsewhere must not reach the reports
+    sarif = [root.inside(p, "import_sarif file") for p in import_sarif or []]
     for value, what in [(runtime, "runtime"), (model or "", "model"), *((a, "agent name") for a in agents or [])]:
         _short(value, what)
     options = ReviewOptions(
@@ -324,6 +329,7 @@ def _review(
         cwd=root.path,
         progress=progress,
         interrupt=interrupt,
+        import_sarif=sarif,
     )
     run = run_review(path, options)
     if run.synthesis is None:
@@ -532,6 +538,7 @@ def build_server(root: Path) -> MCPServer:
         model: str | None = None,
         expand: Literal["recommended", "all", "none"] = "recommended",
         over_budget: bool = False,
+        import_sarif: list[str] | None = None,
     ) -> str:
         """Review a file, document, directory or diff file, or the changes since a git ref (diff_ref).
 
@@ -539,7 +546,8 @@ def build_server(root: Path) -> MCPServer:
         finish); returns the verdict, findings
         by severity (short), one line per agent and the output directory for drill-down. runtime: static
         (offline analyzers, the default), llm (with model, e.g. anthropic:claude-sonnet-4-6) or cli-agent.
-        agents: exactly these reviewers, e.g. ["safety", "correctness"].
+        agents: exactly these reviewers, e.g. ["safety", "correctness"]. import_sarif: SARIF files of other
+        analyzers inside the project (e.g. ["semgrep.sarif"]), merged into the findings as evidence.
         """
 
         def send(done: float, total: float | None, message: str) -> None:
@@ -547,7 +555,7 @@ def build_server(root: Path) -> MCPServer:
 
         progress = _ToolProgress(send)
         call = partial(_review, project, target, diff_ref, agents, runtime, model, expand, over_budget, progress)
-        return await _interruptible(lambda interrupt: call(interrupt=interrupt))
+        return await _interruptible(lambda interrupt: call(interrupt=interrupt, import_sarif=import_sarif))
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, open_world_hint=False))
     async def triage(target: str = ".", diff_ref: str | None = None) -> str:

@@ -128,6 +128,16 @@ def review_command(
             help="Report only findings not in this baseline (fluxdrive baseline write); say how many were suppressed.",
         ),
     ] = None,
+    import_sarif: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--import-sarif",
+            metavar="FILE",
+            help="Bring another analyzer's SARIF 2.1.0 results (semgrep, CodeQL, bandit...) in as evidence: one "
+            "at a fluxdrive finding's place about the same weakness corroborates it, any other is a finding of "
+            "its own naming the tool and rule (repeatable; config imports.sarif).",
+        ),
+    ] = None,
     project: Annotated[
         Path | None,
         typer.Option(
@@ -183,6 +193,7 @@ def review_command(
         staged=staged,
         since_last=since_last,
         baseline=baseline,
+        import_sarif=import_sarif or (),
         project=project,
         stdin_text=stdin_text,
         settings=_settings(assignments, verdicts_format, trust_project_config),

@@ -361,6 +361,10 @@ class StaticConfig(_Section):
     """The offline static runtime: thresholds and noise control."""
 
     max_per_rule: int = Field(5, ge=1, description="a rule firing more often folds into one finding")
+    exclude: list[str] = Field(
+        default_factory=list,
+        description="paths left out of the review (.gitignore patterns, added to .fluxdriveignore's)",
+    )
     disabled_rules: list[str] = Field(
         default_factory=list, description="rule ids to skip, e.g. ruff:S101, astgrep:js-console-log"
     )
@@ -385,6 +389,21 @@ class StaticConfig(_Section):
         if self.function_lines_p2 > self.function_lines_p1:
             raise ValueError("function_lines_p2 must not exceed function_lines_p1")
         return self
+
+
+class ImportsConfig(_Section):
+    """Other analyzers' results brought into every review as evidence (``review --import-sarif``).
+
+    Not a privileged setting but a confined one: a project's own config may name only files inside the
+    project (relative, no ``..``; a symlink out of the root is refused when the review reads it), so a
+    reviewed repository cannot make fluxdrive read a file elsewhere into its reports.
+    """
+
+    sarif: list[ProjectDirectory] = Field(
+        default_factory=list,
+        description="SARIF 2.1.0 files (semgrep, CodeQL, bandit...) relative to the project root; "
+        "--import-sarif adds more from anywhere",
+    )
 
 
 class ModelPrice(_Section):
@@ -477,6 +496,7 @@ class Config(_Section):
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
     kb: KnowledgeBaseConfig = Field(default_factory=KnowledgeBaseConfig)
     static: StaticConfig = Field(default_factory=StaticConfig)
+    imports: ImportsConfig = Field(default_factory=ImportsConfig)
     eval: EvalConfig = Field(default_factory=EvalConfig)
     llm: LlmConfig = Field(default_factory=LlmConfig)
     cli_agent: CliAgentConfig = Field(default_factory=CliAgentConfig)

@@ -34,6 +34,7 @@ from fluxdrive.baseline import Baseline, apply_baseline, current_branch, load_ba
 from fluxdrive.config.model import Config
 from fluxdrive.contracts.run_manifest import RunManifest
 from fluxdrive.errors import FluxdriveError, ReviewError, UsageError
+from fluxdrive.imports.sarif import SarifImport
 from fluxdrive.launch.knowledge import ReviewKnowledge
 from fluxdrive.launch.manifest import RunFacts, build_manifest, finish, write_manifest
 from fluxdrive.launch.plan import apply_cost_model, enforce_budget, explicit_roster, make_plan, skip_model_only
@@ -92,6 +93,7 @@ class ReviewOptions:
     baseline: Path | None = None  # report only findings not in this baseline (fluxdrive baseline write)
     since_last: bool = False  # review what changed since the last reviewed commit of this branch
     interrupt: Interrupt | None = None  # interrupts the review from another thread (the MCP server's cancel)
+    import_sarif: Sequence[Path | str] = ()  # other analyzers' SARIF files merged into the findings (--import-sarif)
 
 
 @dataclass
@@ -221,6 +223,7 @@ def _run_review(
     )
     secrets.add(collect_secrets(Path(resolved.root), extra_texts=[t for t in (resolved.diff_text,) if t]))
     config, config_notes = _config(options, resolved)
+    imports = _imports(options, config, resolved)  # a bad SARIF file ends the review here: one line, exit 2
     pool = _runtimes(options, config)
     pool.preflight(config, Path(resolved.root))  # the common case fails before anything is written
     if options.llm_triage:
@@ -255,7 +258,7 @@ def _run_review(
         )
         manifest = build_manifest(launcher, facts).model_copy(update={"placement": record.placement})
         synthesis, files, manifest = _synthesize(
-            launcher, manifest, interrupted=interrupted, began=began, baseline=baseline
+            launcher, manifest, interrupted=interrupted, began=began, baseline=baseline, imports=imports
         )
         notes = list(manifest.notes)
         if synthesis is not None and not interrupted:
@@ -379,7 +382,13 @@ def _launch(
 
 
 def _synthesize(
-    launcher: Launcher, manifest: RunManifest, *, interrupted: bool, began: float, baseline: Baseline | None = None
+    launcher: Launcher,
+    manifest: RunManifest,
+    *,
+    interrupted: bool,
+    began: float,
+    baseline: Baseline | None = None,
+    imports: Sequence[SarifImport] = (),
 ) -> tuple[Synthesis | None, list[Path], RunManifest]:
     """Phase 3 over what the agents wrote, the knowledge lifecycle, and the final run.json."""
     output_dir = launcher.output_dir
@@ -394,7 +403,9 @@ def _synthesize(
         synthesis.notes.extend(manifest.notes)
         synthesis.info.extend(manifest.placement)
         if not interrupted:
-            _learn(launcher, synthesis)
+            _learn(launcher, synthesis)  # from the agents' own findings: imported results teach them nothing
+        if imports:
+            synthesis = _merge_imports(launcher, synthesis, imports)
         if baseline is not None:  # learning saw every finding; the reports and the verdict see the new ones
             synthesis = apply_baseline(synthesis, baseline, Path(launcher.target.root)).synthesis
         files = write_reports(synthesis)
@@ -405,6 +416,26 @@ def _synthesize(
     manifest = finish(manifest, launcher, phases)
     write_manifest(output_dir, manifest)
     return synthesis, files, manifest
+
+
+def _imports(options: ReviewOptions, config: Config, target: Target) -> list[SarifImport]:
+    """``--import-sarif`` and ``imports.sarif``, read now: a missing or invalid file fails before anything runs."""
+    if not options.import_sarif and not config.imports.sarif:
+        return []
+    from fluxdrive.imports import load_imports
+
+    cwd = Path(options.cwd) if options.cwd is not None else Path.cwd()
+    return load_imports(options.import_sarif, config.imports.sarif, Path(target.root), cwd)
+
+
+def _merge_imports(launcher: Launcher, synthesis: Synthesis, imports: Sequence[SarifImport]) -> Synthesis:
+    """The imported results merged into the findings, limited to what this review covered (a diff: added lines)."""
+    from fluxdrive.imports import ImportScope, apply_imports
+
+    content = launcher.content
+    diff = launcher.target.kind == "diff"
+    scope = ImportScope(files=frozenset(content.files), changed=content.changed if diff else None)
+    return apply_imports(synthesis, imports, scope, launcher.config.synthesis)
 
 
 def _since_last(options: ReviewOptions, target: object) -> ReviewOptions:

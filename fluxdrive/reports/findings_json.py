@@ -35,6 +35,13 @@ class ProvenanceOut(_Out):
     model_id: str
 
 
+class ImportedOut(_Out):
+    """One other analyzer's rule that reported a finding (imported from its SARIF)."""
+
+    tool: str
+    rule: str
+
+
 class FindingOut(_Out):
     """One merged finding."""
 
@@ -69,6 +76,10 @@ class FindingOut(_Out):
     cwe: list[str] = Field(description="CWE ids of the weakness (CWE-89), empty when it is not a security weakness")
     discovered_by: str | None
     acknowledged_by: list[str]
+    imported_from: list[ImportedOut] = Field(
+        default_factory=list,
+        description="other analyzers' results (review --import-sarif) this finding stands for: tool and rule",
+    )
 
 
 class ImprovementOut(_Out):
@@ -212,6 +223,7 @@ def _finding(finding: Finding) -> FindingOut:
         cwe=finding.cwe,
         discovered_by=finding.discovered_by,
         acknowledged_by=finding.acknowledged_by,
+        imported_from=[ImportedOut(tool=tool, rule=rule) for tool, rule in finding.imported_from],
     )
 
 

@@ -102,6 +102,7 @@ class Finding:
     cwe: list[str] = field(default_factory=list)
     discovered_by: str | None = None
     acknowledged_by: list[str] = field(default_factory=list)
+    imported_from: list[tuple[str, str]] = field(default_factory=list)  # (tool, rule) merged in by --import-sarif
     members: list[RawFinding] = field(default_factory=list, repr=False)
 
     @property

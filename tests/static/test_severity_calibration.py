@@ -88,5 +88,5 @@ def test_a_secret_keyword_whose_value_is_words_is_a_placeholder_not_a_p0(tmp_pat
         """,
     )
     by_line = {line: (severity, title) for line, severity, title in hits}
-    assert by_line[2][0] == "P2" and "(a placeholder made of words)" in by_line[2][1], hits
+    assert by_line[2][0] == "P2" and "(a placeholder value)" in by_line[2][1], hits
     assert by_line[3][0] == "P0", hits

@@ -43,7 +43,7 @@ def _review(
     runtime = runtime or StaticRuntime()
     output = root.parent / f"{root.name}-out"
     output.mkdir(exist_ok=True)
-    files = review_files(root, root)
+    files = content.pop("files", None) or review_files(root, root)
     review = ReviewContent(root, files, **content)  # type: ignore[arg-type]
 
     async def all_agents() -> None:
@@ -87,9 +87,9 @@ def test_python_webapp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert _has(safety, "P0", "shop/config.py:4", "hard-coded aws access key")
     assert _has(
         safety,
-        "P0",
+        "P0",  # the helper's parameter: its callers pass what they receive
         "shop/db.py:15",
-        "sql built with '%' formatting reaches cur.execute() in find_user()",
+        "sql built with '%' formatting from parameter `name` reaches cur.execute() in find_user()",
     )
     assert _has(safety, "P0", "shop/routes.py:45", "shell")
     assert _has(safety, "P0", "shop/routes.py:38", "send_file")
@@ -147,9 +147,12 @@ def test_go_service_with_docker_ci_and_kubernetes(tmp_path: Path) -> None:
 
 def test_markdown_plan_with_code_blocks(tmp_path: Path) -> None:
     root = _copy("plan-doc", tmp_path)
+    named = _review(root, ["fd-safety"], files=("docs/plan.md",), input_type="file")
+    assert _has(named["fd-safety"], "P0", "docs/plan.md:20", "sql")  # the plan itself is what is reviewed
+    assert _has(named["fd-safety"], "P0", "docs/plan.md:31", "f-string from parameter `table`")
     found = _review(root, ["fd-safety", "fd-user-product", "fd-resilience"])
-    assert _has(found["fd-safety"], "P0", "docs/plan.md:20", "sql")
-    assert _has(found["fd-safety"], "P0", "docs/plan.md:31", "f-string")
+    # in a review of the whole tree, a page under docs/ is documentation: its snippets stay below P1
+    assert _has(found["fd-safety"], "P2", "docs/plan.md:20", "sql")
     product = found["fd-user-product"]
     assert _has(product, "P2", "docs/plan.md:37", "tbd")
     assert _has(product, "P2", "docs/plan.md:42", "sticky sessions")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from fluxdrive._pool import PoolStoppedError, Stop
@@ -32,6 +33,7 @@ from fluxdrive.runtimes.static.analyzers import (
     secrets,
 )
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.excludes import read_excludes
 from fluxdrive.runtimes.static.ownership import ANALYZER_ORDER, Ownership
 from fluxdrive.runtimes.static.parallel import ChunkMapper, run_per_file
 from fluxdrive.runtimes.static.project_modules import read_declarations
@@ -80,7 +82,11 @@ class Analysis:
                 root = Path(self.content.root).resolve()
                 named, reviewed = review_scope(self.content.input_type, self.content.files)
                 files, limit = self.content.files, self.settings.max_file_bytes
-                loaded = load_sources(root, files, max_bytes=limit, named=named, reviewed=reviewed)
+                revision = self.content.settings_revision
+                excludes, note = read_excludes(root, self.settings.exclude, revision)
+                loaded = load_sources(root, files, max_bytes=limit, named=named, reviewed=reviewed, excludes=excludes)
+                if note is not None:
+                    loaded = replace(loaded, notes=(*loaded.notes, note))
                 declared = read_declarations(root, self.content.settings_revision)
                 self._context = AnalyzerContext(
                     root, loaded, self.settings, self.ownership.ruff_select, declarations=declared

@@ -13,9 +13,10 @@ titles are masked before anything is written.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fluxdrive._masking import mask_text
 from fluxdrive.agents import AgentDefinition
@@ -24,11 +25,15 @@ from fluxdrive.contracts import IndexEntry, IssueDetail, clean_field
 from fluxdrive.contracts.fields import also_field, cwe_field, rule_field
 from fluxdrive.runtimes.base import ReviewContent
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerOutput
+from fluxdrive.runtimes.static.checks.base import registered_checks
 from fluxdrive.runtimes.static.cwe import cwe_of
 from fluxdrive.runtimes.static.hits import Hit, SecretMask, sort_hits
 from fluxdrive.runtimes.static.ownership import Ownership
+from fluxdrive.runtimes.static.placement import capped
+from fluxdrive.runtimes.static.source import review_scope
 
 _NOQA = re.compile(r"(?i)\bnoqa\b(?::\s*(?P<codes>[\w:,\s.-]+))?")
+_NOSEC = re.compile(r"(?i)#\s*nosec\b")  # bandit's marker: the line was judged safe by a person
 _IGNORE = re.compile(r"(?i)fluxdrive:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
 _CWE_IN_TITLE = re.compile(r"\bCWE-[1-9]\d{0,4}\b")
 MAX_SHARED = 10
@@ -78,7 +83,15 @@ def _by_function(hits: list[Hit], function_at: FunctionAt | None) -> list[tuple[
     return list(groups.values())
 
 
-def _suppressed(hit: Hit) -> bool:
+def _suppressed(hit: Hit, agent: AgentDefinition, content: ReviewContent) -> bool:
+    """A comment on the hit's line waives it - unless the change under review added that comment
+    to a line the safety review reports: a PR must not be able to silence its own findings."""
+    if agent.name == "fd-safety" and content.changed_lines is not None:
+        changed = content.changed_lines.get(hit.path)
+        if changed is not None and hit.line in changed:
+            return False
+    if _NOSEC.search(hit.evidence):
+        return True
     for pattern in (_NOQA, _IGNORE):
         match = pattern.search(hit.evidence)
         if match is None:
@@ -91,6 +104,25 @@ def _suppressed(hit: Hit) -> bool:
         if hit.rule in wanted or short in wanted:
             return True
     return False
+
+
+def _placed(hit: Hit) -> Hit:
+    """The hit at the severity its file's place allows (tests, docs, examples, tooling: P2 at most).
+
+    Checks written for documents (a plan without a rollback) judge the document itself: not capped.
+    """
+    if hit.claim.analyzer == "fluxdrive" and _document_checks().get(hit.claim.key) == "document":
+        return hit
+    severity, place = capped(hit.severity, hit.path)
+    if severity == hit.severity:
+        return hit
+    note = f" Lowered from {hit.severity} to {severity}: this is {place} code, not what the project ships."
+    return replace(hit, severity=severity, why=hit.why + note)
+
+
+@functools.cache
+def _document_checks() -> dict[str, str]:
+    return {name: spec.kind for name, spec in registered_checks().items()}
 
 
 def _disabled(hit: Hit, patterns: Sequence[str]) -> bool:
@@ -126,12 +158,16 @@ def select_hits(
     """
     seen: set[tuple[str, int, str]] = set()
     kept: list[Hit] = []
+    named, _ = review_scope(content.input_type, content.files)  # the user named the file: it is what ships
     for output in outputs:
-        for hit in output.hits:
-            if ownership.owner(hit.claim, hit.rule) != agent.name:
+        for found in output.hits:
+            if ownership.owner(found.claim, found.rule) != agent.name:
                 continue
-            if _disabled(hit, settings.disabled_rules) or _suppressed(hit) or not _in_change(hit, content):
+            if _disabled(found, settings.disabled_rules) or _suppressed(found, agent, content):
                 continue
+            if not _in_change(found, content):
+                continue
+            hit = found if named else _placed(found)
             key = (hit.path, hit.line, hit.title)  # the same problem on one line, from any analyzer
             if key in seen:
                 continue

@@ -88,7 +88,7 @@ class Marks:
     generated: bool | None = None
 
 
-def _glob_regex(pattern: str) -> re.Pattern[str] | None:
+def glob_regex(pattern: str) -> re.Pattern[str] | None:
     """A gitattributes pattern as a regex over the path relative to its directory (None: matches no file)."""
     if pattern.endswith("/"):
         return None  # matches directories only, and attributes do not pass down to their files
@@ -151,7 +151,7 @@ def _parse_attributes(text: str) -> list[tuple[re.Pattern[str], dict[str, bool |
                     settings[name] = False
                 elif attribute == f"!{name}":
                     settings[name] = None
-        regex = _glob_regex(pattern)
+        regex = glob_regex(pattern)
         if settings and regex is not None:
             rules.append((regex, settings))
     return rules

@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 
 from fluxdrive._confine import read_confined, why_unreadable
 from fluxdrive.errors import InputError
+from fluxdrive.runtimes.static.excludes import Excludes
 from fluxdrive.runtimes.static.origin import GitAttributes, not_own, tool_report, vendored_directory
 from fluxdrive.runtimes.static.rules import language_of
 
@@ -200,7 +201,13 @@ def review_scope(input_type: str, files: tuple[str, ...]) -> tuple[bool, str]:
 
 
 def load_sources(
-    root: Path, files: tuple[str, ...], *, max_bytes: int, named: bool = False, reviewed: str = ""
+    root: Path,
+    files: tuple[str, ...],
+    *,
+    max_bytes: int,
+    named: bool = False,
+    reviewed: str = "",
+    excludes: Excludes | None = None,
 ) -> LoadedSources:
     """Read every file under ``root`` (confined to it); expand markdown code blocks.
 
@@ -211,7 +218,8 @@ def load_sources(
     is); ``reviewed``, the directory the user named, is never itself counted
     as vendored. The files of one vendored directory are listed as that directory
     (a committed ``vendor/`` may hold thousands), unless nothing else was
-    analyzed.
+    analyzed. Paths ``excludes`` matches (``.fluxdriveignore``, ``static.exclude``) are left out
+    and listed too, even a named file: the project said so.
     """
     sources: list[Source] = []
     notes: list[str] = []
@@ -221,6 +229,10 @@ def load_sources(
     root = Path(root)
     attributes = GitAttributes(root)
     for relative in files:
+        excluded = excludes.reason(relative) if excludes is not None else None
+        if excluded is not None:
+            skipped.append((relative, excluded))
+            continue
         foreign = None if named else not_own(relative, None, attributes, reviewed)
         if foreign is not None:
             directory = vendored_directory(relative, reviewed)

@@ -20,6 +20,7 @@ from typing import Any
 from fluxdrive._masking import DETECT_SECRETS_LOCK
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
+from fluxdrive.runtimes.static.placement import place_of
 from fluxdrive.runtimes.static.source import Source
 
 CANDIDATE = re.compile(
@@ -41,6 +42,16 @@ ENTROPY_TYPES = {"Base64 High Entropy String", "Hex High Entropy String"}
 # Detectors that guess from a keyword or from randomness, not from a provider's key format.
 HEURISTIC_TYPES = {*ENTROPY_TYPES, "Secret Keyword", "Basic Auth Credentials"}
 TEST_HINTS = ("test", "spec", "fixture", "example", "sample", "mock")
+SECRET_WORDS = re.compile(r"(?i)pass|pwd|secret|token|api.?key|private|credential|auth")
+# Characters in order (an alphabet for hashids or base62, a keyboard row): chosen to be seen, not secret.
+RUNS = ("abcdef", "ghijkl", "mnopqr", "uvwxyz", "ABCDEF", "GHIJKL", "UVWXYZ", "012345", "456789", "qwerty")
+# Values people write where a password goes in examples, CI service containers and local defaults.
+PLACEHOLDER = re.compile(r"^(?:[A-Z]+_?)+$|^(.)\1+$|^x+$|^\*+$|^<[^>]*>$|^\$\{?\w+\}?$|^\{\{.*\}\}$")
+PLACEHOLDER_WORDS = re.compile(
+    r"password|passwd|secret|changeme|change_me|postgres|mysql|admin|root|test|example|sample|dummy|demo|"
+    r"default|foo|bar|baz|fake|mock|placeholder|your|mine|token|guest|letmein|qwerty|pass|user|local|dev",
+    re.IGNORECASE,
+)
 
 # detect-secrets keeps its settings in module globals: one scan at a time.
 _SCAN_LOCK = DETECT_SECRETS_LOCK
@@ -82,14 +93,24 @@ def _hit(source: Source, line: int, secrets: list[Any], lines: list[str], in_pro
     specific = [s for s in secrets if s.type not in ENTROPY_TYPES] or secrets
     kind = sorted({str(s.type) for s in specific})[0]
     path, reported, also = source.location(line)
-    in_test = any(hint in source.path.lower() for hint in TEST_HINTS)
+    in_test = any(hint in source.path.lower() for hint in TEST_HINTS) or place_of(source.path) != "code"
     # A docstring's `https://user:pass@host` or `{'password': 'bar'}` is an example; a key with
     # a provider's own format (AKIA..., ghp_..., a PEM block) is real wherever it is pasted.
     # A guessed value that is words ("base64 encoded random bytes", "your key here") is a placeholder in prose,
     # not a credential: credentials have no spaces.
-    worded = all(" " in str(getattr(s, "secret_value", "") or "").strip() for s in secrets)
-    example = (in_prose or worded) and all(str(s.type) in HEURISTIC_TYPES for s in secrets)
-    example_where = " (in a docstring or comment)" if in_prose else " (a placeholder made of words)"
+    guessed = all(str(s.type) in HEURISTIC_TYPES for s in secrets)
+    values = [str(getattr(s, "secret_value", "") or "").strip() for s in secrets]
+    placeholder = guessed and all(_placeholder(value) for value in values)
+    # A hex or base64 run with no word saying it is a key is as often a checksum, a commit, an ETag or a UUID.
+    unnamed = all(str(s.type) in ENTROPY_TYPES for s in secrets) and not SECRET_WORDS.search(lines[line - 1])
+    example = (in_prose and guessed) or placeholder or unnamed
+    example_where = (
+        " (in a docstring or comment)"
+        if in_prose
+        else " (a placeholder value)"
+        if placeholder
+        else " (a random-looking value no name calls a secret)"
+    )
     where = " (test/example file)" if in_test else example_where if example else ""
     return Hit(
         rule=f"detect-secrets:{kind.lower().replace(' ', '-')}",
@@ -107,6 +128,14 @@ def _hit(source: Source, line: int, secrets: list[Any], lines: list[str], in_pro
         also=also,
         category="hardcoded-secret",
     )
+
+
+def _placeholder(value: str) -> bool:
+    """A value made of words, one repeated character, an alphabet or a template variable: not a credential."""
+    if " " in value or PLACEHOLDER.match(value) or any(run in value for run in RUNS):
+        return True
+    # a lowercase word with a placeholder in it (mypassword, postgres, test123); not correcthorsebattery
+    return bool(re.fullmatch(r"[a-z_-]+\d{0,4}", value)) and bool(PLACEHOLDER_WORDS.search(value))
 
 
 def run(context: AnalyzerContext) -> AnalyzerOutput:

@@ -14,9 +14,12 @@ Two questions, two flows per function (memoized on the module, shared by every c
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
+from typing import Literal
 
-from fluxdrive.runtimes.static.checks.base import PyModule
-from fluxdrive.runtimes.static.checks.taint import Flow
+from fluxdrive.runtimes.static.checks._scope import scope_of
+from fluxdrive.runtimes.static.checks.base import PyModule, is_constant
+from fluxdrive.runtimes.static.checks.taint import Flow, Opaque
 
 
 def statement_of(module: PyModule, node: ast.AST) -> ast.AST:
@@ -27,14 +30,20 @@ def statement_of(module: PyModule, node: ast.AST) -> ast.AST:
 
 
 def _flow(
-    module: PyModule, node: ast.AST, parameters: bool, cleaners: tuple[str, ...], quotes: bool = False
+    module: PyModule,
+    node: ast.AST,
+    parameters: bool,
+    cleaners: tuple[str, ...],
+    quotes: bool = False,
+    *,
+    opaque: bool = False,
 ) -> tuple[Flow, ast.AST] | None:
     """The flow of the function holding ``node`` and the statement holding ``node`` (None outside functions)."""
     function = module.enclosing_function(node)
     if function is None:
         return None
     flow = module.memo(
-        ("flow", function, parameters, cleaners, quotes),
+        ("flow", function, parameters, cleaners, quotes, opaque),
         lambda: Flow(
             function,
             parameters=parameters,
@@ -42,6 +51,8 @@ def _flow(
             cleaners=cleaners,
             resolver=module.resolver,
             quote_escapes=quotes,
+            scope=scope_of(module, function),
+            opaque=opaque,
         ),
     )
     statement = statement_of(module, node)
@@ -59,7 +70,10 @@ def tainted_at(
     if value is None or module.is_test_module():  # a test's app serves no one: no request reaches it
         return None
     found = _flow(module, node, False, cleaners, quotes)
-    return found[0].taint_at(value, found[1]) if found is not None else None
+    label = found[0].taint_at(value, found[1]) if found is not None else None
+    if label is None or isinstance(label, Opaque) or label.startswith("parameter "):
+        return None  # unknown, or a parameter the class was built with: not outside data as such
+    return label
 
 
 def proven_clean(module: PyModule, node: ast.AST, value: ast.AST, cleaners: tuple[str, ...] = ()) -> bool:
@@ -70,3 +84,73 @@ def proven_clean(module: PyModule, node: ast.AST, value: ast.AST, cleaners: tupl
     """
     found = _flow(module, node, True, cleaners)
     return found is not None and found[0].taint_at(value, found[1]) is None
+
+
+OriginKind = Literal["outside", "command line", "parameter", "unknown", "clean"]
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where the value reaching a sink comes from, as far as the checks can tell.
+
+    ``outside``: the request, user input, the network (``label`` names it);
+    ``command line``: arguments of a command (whoever types them runs the program);
+    ``parameter``: a public function's parameter, chosen by its caller;
+    ``unknown``: a global, ``self.x``, a private helper's parameter, an unknown call;
+    ``clean``: constants, numbers, cleaned values: nothing to report.
+    """
+
+    kind: OriginKind
+    label: str = ""
+
+    @classmethod
+    def source(cls, label: str) -> Origin:
+        """The origin of a value :func:`tainted_at` found outside data in."""
+        return cls("command line" if label.startswith("command-line") else "outside", label)
+
+    def severity(self, outside: str = "P0", parameter: str = "P0", unknown: str = "P2") -> str | None:
+        """The severity a dangerous sink gets from this origin (None: not a finding)."""
+        return {
+            "outside": outside,
+            "command line": "P2",
+            "parameter": parameter,
+            "unknown": unknown,
+            "clean": None,
+        }[self.kind]
+
+    @property
+    def evidence(self) -> str:
+        """A phrase for the finding: "built from request.args", "check where `self.x` comes from"."""
+        if self.kind == "unknown":
+            return f"from {self.label}: check where it comes from" if self.label else "from a value of unknown origin"
+        return f"from {self.label}" if self.label else ""
+
+
+def judge(module: PyModule, node: ast.AST, value: ast.AST, cleaners: tuple[str, ...] = ()) -> Origin:
+    """Where ``value`` (at ``node``) comes from: a dangerous sink is always judged, never skipped.
+
+    Outside data decides P0; a public function's parameter the same by default (its callers
+    pass what they receive); what the flow cannot see
+    (globals, attributes, unknown calls, private helpers' parameters) P2; only a value the
+    flow proves constant or cleaned is no finding. Outside a function, a constant is clean
+    and anything else unknown.
+    """
+    function = module.enclosing_function(node)
+    if function is None:
+        return Origin("clean") if is_constant(value) else Origin("unknown", "")
+    outside = tainted_at(module, node, value, cleaners)
+    if outside:
+        return Origin.source(outside)
+    given = _flow(module, node, True, cleaners)
+    label = given[0].taint_at(value, given[1]) if given is not None else None
+    if label and label.startswith("parameter "):
+        if label in scope_of(module, function).attributes.values():  # a public class's constructor took it
+            return Origin("parameter", label)
+        private = function.name.startswith("_") and not function.name.endswith("__")
+        nested = any(isinstance(p, ast.FunctionDef | ast.AsyncFunctionDef) for p in module.ancestors(function))
+        return Origin("unknown" if private or nested else "parameter", label)
+    if label and not isinstance(label, Opaque):
+        return Origin("unknown", label)  # self.x set from a parameter of the class
+    unseen = _flow(module, node, True, cleaners, opaque=True)
+    hidden = unseen[0].taint_at(value, unseen[1]) if unseen is not None else None
+    return Origin("unknown", hidden) if hidden else Origin("clean")

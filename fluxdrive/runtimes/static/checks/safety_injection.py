@@ -8,6 +8,7 @@ precisely and stays quiet when it cannot tell.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from fluxdrive.runtimes.static.checks._common import (
@@ -20,11 +21,10 @@ from fluxdrive.runtimes.static.checks._common import (
     positional_args,
     qualified_name,
     resolve_value,
-    route_call,
     snippet,
     walk_function,
 )
-from fluxdrive.runtimes.static.checks._flows import proven_clean, tainted_at
+from fluxdrive.runtimes.static.checks._flows import Origin, judge, tainted_at
 from fluxdrive.runtimes.static.checks.base import (
     SQL_WORDS,
     CheckHit,
@@ -130,7 +130,8 @@ def sql_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     if not node.args:
         return
     name = call_name(node)
-    if name.rsplit(".", 1)[-1] not in module.taint_spec.sinks["sql"].calls:
+    tail = name.rsplit(".", 1)[-1]
+    if tail not in module.taint_spec.sinks["sql"].calls:
         return
     function = module.enclosing_function(node)
     query = node.args[0]
@@ -138,22 +139,59 @@ def sql_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
         query = query.args[0]
     built = query
     query = resolve(query, function)
-    if not is_dynamic_string(query) or not SQL_WORDS.search(string_parts(query)):
+    if is_dynamic_string(query):
+        if not _is_sql(query, tail):
+            return
+        origin = judge(module, node, built, module.taint_spec.cleaners_for("sql"))
+    else:  # text that is not built here is SQL only when the request supplies it whole
+        outside = tainted_at(module, node, built, module.taint_spec.cleaners_for("sql"))
+        if outside is None or is_constant(query):
+            return
+        origin = Origin.source(outside)
+    severity = origin.severity()
+    if severity is None:
         return
-    if proven_clean(module, node, built):
-        return
+    how = _how(query) if is_dynamic_string(query) else "text"
     yield CheckHit(
         line=node.lineno,
-        title=f"SQL built with {_how(query)} reaches {name}() {module.where(node)}",
+        title=f"SQL built with {how} {origin.evidence} reaches {name}() {module.where(node)}".replace("  ", " "),
         why=(
             "Values are pasted into the SQL text, so a crafted value can change the query: "
-            "read or delete other rows, or run other statements."
+            "read or delete other rows, or run other statements." + _unknown_note(origin)
         ),
         fix=(
             'Pass values as parameters (cursor.execute("... WHERE id = %s", (user_id,))) '
             "or use the ORM's query builder; never format SQL."
         ),
+        severity=severity,  # type: ignore[arg-type]
     )
+
+
+# Statements that name no table or clause SQL_WORDS knows (savepoints, session settings, DDL).
+_STATEMENT = re.compile(
+    r"^\s*(savepoint|release|rollback|commit|begin|pragma|set|show|grant|revoke|truncate|alter|create|drop|"
+    r"vacuum|attach|detach|copy|call|lock|explain|analyze|comment\s+on|declare|fetch|listen|notify|use|"
+    r"replace|merge|with|exec|reindex|cluster|refresh)\b",
+    re.IGNORECASE,
+)
+_SQL_ALWAYS = frozenset({"text", "raw", "RawSQL", "read_sql", "read_sql_query", "executescript"})
+
+
+def _is_sql(query: ast.AST, sink: str) -> bool:
+    """The built text is SQL: its words say so, or the sink takes nothing else (``text()``, ``raw()``)."""
+    words = string_parts(query)
+    if SQL_WORDS.search(words) or sink in _SQL_ALWAYS:
+        return True
+    return sink in {"execute", "executemany"} and bool(_STATEMENT.search(words))
+
+
+def _unknown_note(origin: Origin) -> str:
+    """The sentence that tells a reader what to check when the value's origin is not known."""
+    if origin.kind == "unknown":
+        return " Where this value comes from is not visible here; if any of it can come from a user, it is exploitable."
+    if origin.kind == "parameter":
+        return " Any caller that passes user-controlled text gets that."
+    return ""
 
 
 # --------------------------------------------------------------------------
@@ -338,25 +376,27 @@ def command_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     if isinstance(built, ast.List | ast.Tuple) and not argv_shell:  # with a shell only the first item is run
         built = built.elts[0] if built.elts else ast.Constant("")
     outside = tainted_at(module, node, command, ("quote",))  # built up by += or through helpers
-    if outside is None and ((not argv_shell and _quoted(built)) or proven_clean(module, node, command)):
+    if outside is None and not argv_shell and _quoted(built):
         return
-    source = from_request(built) or outside
-    strong = is_dynamic_string(built) or source is not None or argv_shell
+    origin = Origin.source(outside) if outside else judge(module, node, command, ("quote",))
+    severity = origin.severity(parameter="P0" if is_dynamic_string(built) or argv_shell else "P1")
+    if severity is None:
+        return
     call = label.replace("…", snippet(command, 30), 1)
-    origin = f"built from {source or 'runtime data'}" if strong else f"from `{snippet(command)}`"
+    built_from = origin.label if origin.kind != "unknown" else ""
+    where = f"built from {built_from}" if built_from else f"from `{snippet(command)}`"
     yield CheckHit(
         line=node.lineno,
-        title=f"Command {origin} runs through a shell: {call} {module.where(node)}",
+        title=f"Command {where} runs through a shell: {call} {module.where(node)}",
         why=(
             "The shell parses the whole string, so a value containing `;`, `&&`, `$(...)` "
-            "or backticks runs extra commands with this process's rights."
-            + ("" if strong else " Any caller that passes user-controlled text gets that.")
+            "or backticks runs extra commands with this process's rights." + _unknown_note(origin)
         ),
         fix=(
             'Pass an argument list without a shell (subprocess.run(["ssh", host, ...])); '
             "if a shell is unavoidable, wrap every runtime value in shlex.quote()."
         ),
-        severity=None if strong else "P1",
+        severity=severity,  # type: ignore[arg-type]
     )
 
 
@@ -460,25 +500,25 @@ def eval_exec(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     if isinstance(compiled, ast.Call) and call_name(compiled) == "compile" and compiled.args:
         code = compiled.args[0]  # exec(compile(src, ...)): judge the source text
     outside = tainted_at(module, node, code)  # the last assignment is not the only one that can reach here
-    if outside is None and (_constant_code(resolve_value(code, function, values)) or proven_clean(module, node, code)):
+    if outside is None and _constant_code(resolve_value(code, function, values)):
         return
-    origin = _outside_input(code, function, values) or outside
+    origin = Origin.source(outside) if outside else judge(module, node, code)
+    severity = origin.severity()
+    if severity is None:
+        return
+    shown = origin.label if origin.kind in {"outside", "command line"} else ""
     yield CheckHit(
         line=node.lineno,
-        title=(
-            f"{name_tail(name)}() runs code from `{snippet(code)}`"
-            f"{f' ({origin})' if origin and not origin.startswith(('param', 'a ')) else ''} "
-            f"{module.where(node)}"
-        ),
+        title=f"{name_tail(name)}() runs code from `{snippet(code)}`{f' ({shown})' if shown else ''} {module.where(node)}",
         why=(
             "Whatever text reaches this call runs as Python with the process's permissions; "
-            "an emptied __builtins__ does not sandbox it (object.__subclasses__() leads to os)."
+            "an emptied __builtins__ does not sandbox it (object.__subclasses__() leads to os)." + _unknown_note(origin)
         ),
         fix=(
             "Parse data instead of running it: ast.literal_eval for literals, json.loads for "
             "data, a dict of allowed operations for dispatch."
         ),
-        severity=None if origin else "P1",
+        severity=severity,  # type: ignore[arg-type]
     )
 
 
@@ -612,20 +652,20 @@ def unsafe_deserialization(module: PyModule, node: ast.Call) -> Iterator[CheckHi
     function = module.enclosing_function(node) if data is not None else None
     if kind is None or data is None or is_constant(resolve_value(data, function, values)):
         return
-    if proven_clean(module, node, data) and not _local_file(data, function, values):
-        return
     local = _local_file(data, function, values)
-    origin = _outside_input(data, function, values) if kind[0] == "P0" else None
-    # A plain function's parameter is whatever its caller passes (pydantic's load_str_bytes unpickles
-    # only after allow_pickle=True): P1. A route handler's parameters are the URL's: P0.
-    routed = function is not None and route_call(function) is not None
-    outside = origin is not None and (not origin.startswith("parameter") or routed)
+    origin = judge(module, node, data)
+    if origin.kind == "clean" and not local:
+        return
     yaml = kind[1] == "yaml"
+    severity = "P2" if local else origin.severity(outside=kind[0], parameter="P1")
+    if severity is None:
+        return
     yield CheckHit(
         line=node.lineno,
         title=(
             f"{call_name(node)}() deserializes `{snippet(data)}`"
-            f"{' without SafeLoader' if yaml else ''} {module.where(node)}"
+            f"{' without SafeLoader' if yaml else ''}"
+            f"{f' ({origin.label})' if origin.kind == 'outside' else ''} {module.where(node)}"
         ),
         why=(
             "Non-safe YAML loaders build arbitrary Python objects from tags such as "
@@ -634,12 +674,12 @@ def unsafe_deserialization(module: PyModule, node: ast.Call) -> Iterator[CheckHi
             else "These formats rebuild objects by calling whatever the data names "
             "(__reduce__), so anyone who can supply or alter the bytes runs code here."
         )
-        + (" The path is fixed: this matters if others can write that file." if local else ""),
+        + (" The path is fixed: this matters if others can write that file." if local else _unknown_note(origin)),
         fix=(
             "Use yaml.safe_load() (or Loader=yaml.SafeLoader)."
             if yaml
             else "Use a data-only format (json, msgpack); if pickle is unavoidable, sign the "
             "bytes with hmac and verify the signature before loading."
         ),
-        severity="P2" if local else (kind[0] if outside or kind[0] != "P0" else "P1"),
+        severity=severity,  # type: ignore[arg-type]
     )

@@ -557,6 +557,8 @@ def xss(module: PyModule, node: ast.Return | ast.Call) -> Iterator[CheckHit]:
     if isinstance(node, ast.Return):  # a response object was judged where it was built (make_response above)
         cleaners += tuple(sorted(module.taint_spec.sinks["html"].calls)) if "html" in module.taint_spec.sinks else ()
     source = tainted_at(module, node, value, cleaners) if value is not None else None
+    if source and source.startswith("request parameter"):
+        source = None  # typed route/body parameters: files, models, ids; their bodies are rarely HTML
     if source:
         yield CheckHit(
             line=node.lineno,

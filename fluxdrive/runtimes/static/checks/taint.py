@@ -30,6 +30,7 @@ its receiver is.
 from __future__ import annotations
 
 import ast
+import builtins
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -52,6 +53,38 @@ _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
     ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Lt: operator.lt, ast.LtE: operator.le,
     ast.Eq: operator.eq, ast.NotEq: operator.ne,
 }  # fmt: skip
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+class Opaque(str):
+    """A source label for a value whose origin the flow cannot see (a global, ``self.x``, an
+    unknown call's result): neither outside data nor a constant. Sink checks report such a
+    value as "check where this comes from" instead of dropping it or calling it an attack."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """What a function's surroundings tell its flow.
+
+    - ``entry``: the function is called by a framework with the client's data (a route, a
+      GraphQL resolver, a WSGI app, a request handler's method), so its parameters are
+      outside data even where parameters otherwise count for nothing;
+    - ``fields``: ``self.<field>`` is the request in a request-handler class
+      (``BaseHTTPRequestHandler.path``/``rfile``, a class-based view's ``kwargs``);
+    - ``attributes``: ``self.<name>`` set elsewhere in the class, with what it was set from;
+    - ``known``: module-level names with a fixed meaning (imports, definitions, constants).
+    """
+
+    entry: str = ""
+    numbers: frozenset[str] = frozenset()  # entry parameters the framework converts (<int:id>, ``id: int``)
+    fields: frozenset[str] = frozenset()
+    attributes: Mapping[str, str] = field(default_factory=dict)
+    known: frozenset[str] = frozenset()
+    imported: frozenset[str] = frozenset()  # ``from settings import COMMAND``: a value of unknown origin
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,9 +147,14 @@ class Flow:
         cleaners: tuple[str, ...] = (),
         resolver: Resolver | None = None,
         quote_escapes: bool = False,
+        scope: Scope | None = None,
+        opaque: bool = False,
     ) -> None:
         self.function = function
         self.spec = spec or shipped()
+        self.scope = scope or Scope()
+        self.opaque = opaque  # unknown origins are Opaque labels instead of nothing
+        self.locals = _bound_names(function) if opaque else frozenset()
         self.cleaners = cleaners  # words in a call's name that make its result clean for this sink (``escape``)
         self.resolver = resolver
         self.quote_escapes = quote_escapes  # x.replace("'", "&apos;") is clean inside a quoted literal (XPath, SQL)
@@ -128,11 +166,14 @@ class Flow:
             function
         )  # request.path is not the client's in a handler whose one URL rule has no variables
         start = State()
-        if parameters:  # a caller, or a route (`/user/<name>`), chooses them
+        if parameters or self.scope.entry:  # a caller, or a route (`/user/<name>`), chooses them
             arguments = function.args
-            for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
-                if arg.arg not in {"self", "cls"}:
-                    start.taint[arg.arg] = f"parameter `{arg.arg}`"
+            every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+            for arg in every:
+                skipped = {"self", "cls", "info", "start_response", *self.scope.numbers}
+                if arg is not None and arg.arg not in skipped:
+                    label = f"{self.scope.entry} `{arg.arg}`" if self.scope.entry else f"parameter `{arg.arg}`"
+                    start.taint[arg.arg] = label
         self._block(function.body, start)
 
     # ------------------------------------------------------------ queries
@@ -312,8 +353,15 @@ class Flow:
         if isinstance(node, ast.Name):
             if node.id in self.spec.objects:
                 return node.id
-            return state.taint.get(node.id)
+            if node.id in state.taint or not self.opaque:
+                return state.taint.get(node.id)
+            return self._global(node.id)
         if isinstance(node, ast.Attribute):
+            own = self._own_attribute(node)
+            if own is not _UNKNOWN:
+                return own if isinstance(own, str) else None
+            if node.attr == "argv" and isinstance(node.value, ast.Name) and node.value.id == "sys":
+                return "command-line argument"
             request = _request_object(node.value, self.spec.objects)
             if request and node.attr == "path" and self.fixed_path:  # the one rule the handler serves
                 return None
@@ -353,7 +401,47 @@ class Flow:
                 return found
         return None
 
+    def _global(self, name: str, *, called: bool = False) -> str | None:
+        """A name the function never binds: fixed when the module defines it or imports a module
+        (or a function it calls), else unknown."""
+        if name in self.locals or name in self.scope.known or name in _BUILTINS:
+            return None
+        if name in self.scope.imported and called:
+            return None
+        return Opaque(f"`{name}`")
+
+    def _own_attribute(self, node: ast.Attribute) -> object:
+        """``self.x``: the request in a handler class, what the class set it from, or unknown (opaque).
+        ``_UNKNOWN`` when ``node`` is not an attribute of ``self``/``cls``."""
+        if not (isinstance(node.value, ast.Name) and node.value.id in {"self", "cls"}):
+            return _UNKNOWN
+        if node.attr in self.scope.fields:
+            return f"self.{node.attr}"
+        if node.attr in self.scope.attributes:
+            return self.scope.attributes[node.attr]
+        if node.attr in self.spec.objects:
+            return node.attr  # self.request
+        return Opaque(f"`self.{node.attr}`") if self.opaque else None
+
     def _call(self, node: ast.Call, state: State) -> str | None:
+        found = self._call_taint(node, state)
+        if found or not self.opaque:
+            return found
+        return self._opaque_call(node)
+
+    def _opaque_call(self, node: ast.Call) -> str | None:
+        """An unknown function's result (``self.table()``, ``helper()``): opaque, unless it is a
+        builtin, an import or one of the module's functions (whose summaries are followed)."""
+        func = node.func
+        if isinstance(func, ast.Name):
+            return self._global(func.id, called=True)
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in {"self", "cls"}:
+            if func.attr in self.scope.fields:
+                return f"self.{func.attr}"
+            return Opaque(f"`self.{func.attr}()`")
+        return None
+
+    def _call_taint(self, node: ast.Call, state: State) -> str | None:
         name = call_name(node)
         tail = name.rsplit(".", 1)[-1]
         spec = self.spec
@@ -381,7 +469,7 @@ class Flow:
         summary = self.resolver.summary(node, self.instances) if self.resolver is not None else None
         if summary is not None and summary.kind != "pass":
             return summary.label or None
-        receiver = self.eval(node.func.value, state) if isinstance(node.func, ast.Attribute) else None
+        receiver = self._receiver(node, state)
         if receiver:
             return receiver
         for argument in [*node.args, *(k.value for k in node.keywords)]:
@@ -389,6 +477,15 @@ class Flow:
             if found:
                 return found
         return None
+
+    def _receiver(self, node: ast.Call, state: State) -> str | None:
+        """What the object a method is called on carries (``from os import path``: nothing)."""
+        if not isinstance(node.func, ast.Attribute):
+            return None
+        receiver = self.eval(node.func.value, state)
+        if isinstance(receiver, Opaque) and _imported_receiver(node.func, self.scope.imported):
+            return None  # path.join(...) is a function of its arguments
+        return receiver
 
     def _entry_call(self, node: ast.Call, state: State) -> Any:
         """``m.get("k")`` on a dict, ``conf.get("s", "k")`` on a ConfigParser whose entries are known."""
@@ -567,3 +664,34 @@ def _compared(test: ast.Compare) -> set[str]:
 def _second_name(call: ast.Call) -> str:
     """The name passed as a call's second argument ("" when it is not a plain name)."""
     return call.args[1].id if len(call.args) > 1 and isinstance(call.args[1], ast.Name) else ""
+
+
+def _imported_receiver(func: ast.expr, imported: frozenset[str]) -> bool:
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in imported
+
+
+def _bound_names(function: Function) -> frozenset[str]:
+    """Every name the function binds anywhere (parameters, assignments, loop and comprehension
+    targets, imports, nested definitions): the rest are globals."""
+    names: set[str] = set()
+    arguments = function.args
+    for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]:
+        if arg is not None:
+            names.add(arg.arg)
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node is not function:
+            names.add(node.name)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            names.difference_update(node.names)
+    for node in ast.walk(function):
+        if isinstance(node, ast.Global):
+            names.difference_update(node.names)
+    return frozenset(names)
