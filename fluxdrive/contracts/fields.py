@@ -33,6 +33,7 @@ _CWE_ID = re.compile(r"(?:CWE[-_ ]?)?0*(\d{1,5})\b", re.IGNORECASE)
 _CWE_NAMED = re.compile(r"CWE[-_ ]?0*(\d{1,5})\b", re.IGNORECASE)
 _BARE_NUMBER = re.compile(r"(?<![\w.-])0*(\d{1,5})(?![\w.-])")
 _ALSO = re.compile(r"^also\s*:\s*(.+)$", re.IGNORECASE)
+_EVIDENCE = re.compile(r"^evidence\s*:\s*(low|medium|high)$", re.IGNORECASE)
 _PLACE = re.compile(r"^.+:\d+$")
 
 
@@ -43,6 +44,7 @@ class LineFields:
     rule: str | None = None
     cwe: tuple[str, ...] = ()
     also: tuple[str, ...] = ()
+    evidence: str | None = None  # how strongly the analysis itself shows it (data flow from the request: high)
 
 
 def normalize_cwe(text: str) -> str | None:
@@ -84,6 +86,7 @@ def read_fields(extra: Iterable[str]) -> LineFields:
     rule: str | None = None
     cwes: list[str] = []
     also: list[str] = []
+    evidence: str | None = None
     for field in extra:
         text = field.strip()
         if rule is None and (match := _RULE.match(text)):
@@ -94,4 +97,11 @@ def read_fields(extra: Iterable[str]) -> LineFields:
             cwes.extend(c for c in _cwe_list(text) if c not in cwes)
         elif match := _ALSO.match(text):
             also.extend(p.strip() for p in match.group(1).split(";") if _PLACE.match(p.strip()))
-    return LineFields(rule, tuple(cwes), tuple(dict.fromkeys(also)))
+        elif match := _EVIDENCE.match(text):
+            evidence = match.group(1).lower()
+    return LineFields(rule, tuple(cwes), tuple(dict.fromkeys(also)), evidence)
+
+
+def evidence_field(level: str) -> str | None:
+    """``evidence:high`` - what a deterministic analyzer's own proof is worth (None when it says nothing)."""
+    return f"evidence:{level}" if level in {"low", "medium", "high"} else None

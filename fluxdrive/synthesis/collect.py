@@ -111,6 +111,7 @@ def _from_index(agent: str, text: str, partial: bool) -> tuple[OutputStatus, str
                     partial=partial,
                     rule=fields.rule,
                     cwe=fields.cwe,
+                    evidence=fields.evidence,
                     also=tuple(dict.fromkeys(p for p in also if p and p != location)),
                 )
             )

@@ -5,7 +5,11 @@ completed agents that could have (error, missing and partial agents are
 excluded; with slicing, only agents that received the finding's file or
 section in full - plus any that reported it from outside their slice).
 Confidence: N >= 3 high, 2 medium, 1 low; findings mined from prose drop one
-level, findings a peer acknowledged on the channel gain one. Model families:
+level, findings a peer acknowledged on the channel gain one. A deterministic
+analyzer that proves its finding (``evidence:high``: data flow from the request
+to the sink, shown step by step) raises a lone finding to that level and needs
+no verification: offline, one static reviewer is the only reporter, and "low"
+on a proven SQL injection and on a docs example alike told the reader nothing. Model families:
 ``cross_family_convergence`` counts distinct families among the reporters and
 ``weighted = same_family_count + 1.5 x (families - 1)``. A single-source
 P0/P1 from a family outside the configured top tier is marked
@@ -73,12 +77,15 @@ def measure(
         level -= 1
     if acknowledged:
         level += 1
+    proven = max((LEVELS.index(m.evidence) for m in members if m.evidence in LEVELS), default=-1)
+    level = max(level, proven)
     families = Counter(outputs[a].provenance.model_family for a in reporters)
     distinct = max(len(families), 1)
     same_family = max(families.values(), default=0)
     single_family = next(iter(families), None)
     verify = (
         count == 1
+        and proven < 2
         and severity in ("P0", "P1")
         and single_family is not None
         and single_family not in settings.top_tier_families

@@ -35,6 +35,7 @@ class RawFinding:
     rule: str | None = None
     cwe: tuple[str, ...] = ()
     also: tuple[str, ...] = ()  # the other places of a finding that stands for several (index field also:)
+    evidence: str | None = None  # an analyzer's own measure of its proof (index field evidence:)
 
     @property
     def file(self) -> str | None:

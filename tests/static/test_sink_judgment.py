@@ -199,3 +199,79 @@ def test_command_line_arguments_stay_low() -> None:
         """
     )
     assert found[7][0] == "P2" and found[10][0] == "P2", found
+
+
+def test_a_template_filter_that_marks_its_input_safe_is_xss_an_escaping_one_is_not() -> None:
+    notes: list[str] = []
+    source = textwrap.dedent(
+        """\
+        from django import template
+        from django.utils.html import conditional_escape
+        from django.utils.safestring import mark_safe
+
+        register = template.Library()
+
+        @register.filter
+        def break_long_headers(header):
+            return mark_safe("<br> " + ", <br>".join(header.split(",")))
+
+        @register.filter
+        def bold(value):
+            return mark_safe("<b>" + conditional_escape(value) + "</b>")
+        """
+    )
+    hits = run_python_checks("app/templatetags/tags.py", source, ["py-xss"], notes)
+    assert [h.hit.line for h in hits] == [9], [h.hit.title for h in hits]
+
+
+def test_builtins_eval_is_the_builtin_even_where_the_module_defines_eval() -> None:
+    found = run_python_checks(
+        "pkg/imagemath.py",
+        "import builtins\n\ndef eval(expression, **kw):\n    return builtins.eval(expression, kw)\n",
+        ["py-eval-exec"],
+        [],
+    )
+    assert [(h.hit.line, h.hit.severity) for h in found] == [(4, "P0")]  # a public function's parameter
+
+
+def test_library_internals_that_are_not_attacks() -> None:
+    """Classes measured on healthy projects: a class loading only what it dumped itself (rich's Style.meta),
+    a redirect whose host is the site's own (starlette's login redirect with ?next=), a TLS opt-out the
+    caller asked for (httpx's verify=False), an Origin echoed after an allow-list check (starlette's CORS)."""
+    source = textwrap.dedent(
+        """\
+        import ssl
+        from marshal import dumps, loads
+        from starlette.responses import RedirectResponse
+
+        class Style:
+            def __init__(self, meta=None):
+                self._meta = None if meta is None else dumps(meta)
+
+            def combine(self, other):
+                self._meta = self._meta or other._meta
+
+            @property
+            def meta(self):
+                return {} if self._meta is None else loads(self._meta)
+
+        def requires(request, redirect):
+            next_url = f"{request.url_for(redirect)}?next={request.url}"
+            return RedirectResponse(url=next_url, status_code=303)
+
+        def create_ssl_context(verify=True):
+            ctx = ssl.create_default_context()
+            if verify is False:
+                ctx.check_hostname = False
+            return ctx
+
+        def preflight(self, request, headers):
+            origin = request.headers["origin"]
+            if self.is_allowed_origin(origin=origin):
+                headers["Access-Control-Allow-Origin"] = origin
+        """
+    )
+    checks = [*SINKS, "py-open-redirect", "py-tls-verify-disabled", "py-permissive-cors"]
+    hits = run_python_checks("pkg/lib.py", source, checks, [])
+    assert [(h.hit.line, h.hit.severity) for h in hits if (h.hit.severity or h.spec.severity) in ("P0", "P1")] == []
+    assert [(h.hit.line, h.hit.severity) for h in hits] == [(23, "P2")]  # the opt-out stays visible, below P1

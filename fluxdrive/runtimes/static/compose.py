@@ -22,7 +22,7 @@ from fluxdrive._masking import mask_text
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import StaticConfig
 from fluxdrive.contracts import IndexEntry, IssueDetail, clean_field
-from fluxdrive.contracts.fields import also_field, cwe_field, rule_field
+from fluxdrive.contracts.fields import also_field, cwe_field, evidence_field, rule_field
 from fluxdrive.runtimes.base import ReviewContent
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerOutput
 from fluxdrive.runtimes.static.checks.base import registered_checks
@@ -125,21 +125,45 @@ def _document_checks() -> dict[str, str]:
     return {name: spec.kind for name, spec in registered_checks().items()}
 
 
+def _one_per_weakness(hits: list[Hit]) -> list[Hit]:
+    """One hit per line and weakness: a line rule and a data-flow check naming the same CWE on the same
+    line are one problem, reported once - by the most severe, then by fluxdrive's own check (it says why)."""
+    best: dict[tuple[str, int, tuple[str, ...]], Hit] = {}
+    for hit in hits:
+        cwe = hit_cwe(hit)
+        if not cwe:
+            continue
+        key = (hit.path, hit.line, cwe)
+        mine = best.get(key)
+        rank = (hit.severity, hit.claim.analyzer != "fluxdrive")
+        if mine is None or rank < (mine.severity, mine.claim.analyzer != "fluxdrive"):
+            best[key] = hit
+    return [h for h in hits if not hit_cwe(h) or best[(h.path, h.line, hit_cwe(h))] is h]
+
+
 def _disabled(hit: Hit, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatchcase(hit.rule, p) for p in patterns)
 
 
 def _in_change(hit: Hit, content: ReviewContent) -> bool:
+    if hit.also and hit.also.rpartition(":")[2].isdigit():  # found from another line (a view, for a template)
+        path, _, line = hit.also.rpartition(":")
+        if _at_change(path, int(line), content):
+            return True
+    return _at_change(hit.path, hit.line, content)
+
+
+def _at_change(path: str, line: int, content: ReviewContent) -> bool:
     if content.focus is not None:
-        if hit.path not in content.focus:
+        if path not in content.focus:
             return False
-        lines = content.focus[hit.path]
-        if lines is not None and hit.line not in lines:
+        lines = content.focus[path]
+        if lines is not None and line not in lines:
             return False
     if content.changed_lines is None:
         return True
-    changed = content.changed_lines.get(hit.path)
-    return changed is not None and hit.line in changed
+    changed = content.changed_lines.get(path)
+    return changed is not None and line in changed
 
 
 def select_hits(
@@ -173,6 +197,7 @@ def select_hits(
                 continue
             seen.add(key)
             kept.append(hit)
+    kept = _one_per_weakness(kept)
     # A rule's hits fold per severity: a P2 never rides along as a place of a P1 finding.
     by_rule: dict[tuple[str, str], list[Hit]] = {}
     for hit in sort_hits(kept):
@@ -223,7 +248,12 @@ def hit_cwe(hit: Hit) -> tuple[str, ...]:
 
 def _extra(finding: Finding) -> tuple[str, ...]:
     """The index fields after the location: the rule, its CWE, the other places."""
-    fields = [rule_field(finding.hit.rule), cwe_field(hit_cwe(finding.hit)), also_field(finding.places[1:])]
+    fields = [
+        rule_field(finding.hit.rule),
+        cwe_field(hit_cwe(finding.hit)),
+        also_field(finding.places[1:]),
+        evidence_field(finding.hit.evidence_level),
+    ]
     return tuple(f for f in fields if f)
 
 

@@ -41,6 +41,7 @@ class Hit:
     also: str | None = None
     section: str | None = None
     category: str = "static-finding"
+    evidence_level: str = ""  # high: data flow from outside proven; medium: a parameter; low: unknown origin
 
     @property
     def location(self) -> str:

@@ -12,6 +12,8 @@ A project declares its framework's sources, sanitizers and sinks in
 
 from __future__ import annotations
 
+import posixpath
+from collections.abc import Iterable
 from pathlib import Path
 
 import yaml
@@ -21,8 +23,9 @@ from fluxdrive._confine import read_confined
 from fluxdrive.errors import FluxdriveError
 from fluxdrive.runtimes.static.checks.base import PyModule
 from fluxdrive.runtimes.static.checks.pyparse import parse_python
-from fluxdrive.runtimes.static.checks.summaries import Loader, ProjectSummaries
+from fluxdrive.runtimes.static.checks.summaries import Loader, ProjectSummaries, TemplateReader
 from fluxdrive.runtimes.static.checks.taint_spec import TaintSpec, TaintSpecError, extend, parse, shipped
+from fluxdrive.runtimes.static.source import Source
 
 DECLARATIONS = ".fluxdrive/taint.yaml"
 SOURCE_ROOTS = ("", "src")
@@ -49,6 +52,33 @@ def module_loader(root: Path, max_bytes: int) -> Loader:
         return None
 
     return load
+
+
+def template_reader(sources: Iterable[Source], root: Path, max_bytes: int) -> TemplateReader:
+    """Find a template a view renders: ``templates/NAME`` beside the view or in any folder above it,
+    up to the root (Flask's and Django's app layouts). Reviewed files are read from the sources already
+    loaded; others from disk inside the root (confined), so a diff still sees unchanged templates."""
+    loaded = {source.path: source.text for source in sources if source.block_of is None}
+
+    def read(module_path: str, name: str) -> tuple[str, str] | None:
+        if not name or name.startswith("/") or ".." in name.split("/"):
+            return None
+        folder = posixpath.dirname(module_path)
+        while True:
+            relative = posixpath.join(folder, "templates", name) if folder else posixpath.join("templates", name)
+            if relative in loaded:
+                return relative, loaded[relative]
+            path = root / relative
+            if path.is_file():
+                try:
+                    return relative, read_confined(path, root, "template", limit=max_bytes).decode("utf-8", "replace")
+                except (FluxdriveError, OSError):
+                    return None
+            if not folder:
+                return None
+            folder = posixpath.dirname(folder)
+
+    return read
 
 
 # The project's taint.yaml as read: its bytes (None: there is none), or why it could not be read.

@@ -10,12 +10,17 @@ from fluxdrive.runtimes.static.bounds import TimeBoundError
 from fluxdrive.runtimes.static.checks.base import DocModule
 from fluxdrive.runtimes.static.checks.runner import RanCheck, run_document_checks, run_python_checks
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
-from fluxdrive.runtimes.static.project_modules import project_summaries
+from fluxdrive.runtimes.static.project_modules import project_summaries, template_reader
 from fluxdrive.runtimes.static.source import Source
 
 
 def _hit(source: Source, ran: RanCheck, lines: list[str], section: str | None = None) -> Hit:
     path, line, also = source.location(ran.hit.line)
+    evidence = evidence_for(lines, ran.hit.line)
+    if ran.hit.place is not None:  # reported where it is fixed (a template line), found from this file
+        found_at = f"{path}:{line}"  # the view that passes the data: a diff touching it still reports this
+        path, line, text = ran.hit.place
+        also, evidence = found_at, evidence_for([text], 1)
     spec = ran.spec
     return Hit(
         rule=spec.rule_id,
@@ -26,10 +31,11 @@ def _hit(source: Source, ran: RanCheck, lines: list[str], section: str | None = 
         title=ran.hit.title,
         why=ran.hit.why,
         fix=ran.hit.fix,
-        evidence=evidence_for(lines, ran.hit.line),
+        evidence=evidence,
         also=also,
         section=section,
         category=spec.name.removeprefix("py-").removeprefix("doc-"),
+        evidence_level=ran.hit.evidence,
     )
 
 
@@ -40,6 +46,7 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
     notes: list[str] = []
     root = context.root
     project, bad_declarations = project_summaries(root, context.settings.max_file_bytes, context.declarations)
+    project.templates = template_reader(context.sources, root, context.settings.max_file_bytes)
     if bad_declarations:
         notes.append(bad_declarations)
 

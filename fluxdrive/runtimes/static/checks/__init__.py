@@ -16,6 +16,7 @@ MODULES = (
     "safety_tokens",
     "safety_templates",
     "safety_eval_wrappers",
+    "safety_signing_keys",
     "correctness_values",
     "correctness_errors",
     "correctness_concurrency",

@@ -119,6 +119,11 @@ class Origin:
         }[self.kind]
 
     @property
+    def proof(self) -> str:
+        """What the flow proves, for the finding's confidence: the request's path high, a parameter medium."""
+        return {"outside": "high", "parameter": "medium", "command line": "medium", "unknown": "low"}.get(self.kind, "")
+
+    @property
     def evidence(self) -> str:
         """A phrase for the finding: "built from request.args", "check where `self.x` comes from"."""
         if self.kind == "unknown":

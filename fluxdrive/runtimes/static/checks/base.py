@@ -43,6 +43,9 @@ class CheckHit:
     ``title`` names what and where ("SQL built with an f-string reaches
     cursor.execute() in get_user()"); ``why`` and ``fix`` are one or two
     sentences each. ``severity`` overrides the check's default when set.
+    ``place`` reports the problem in another project file instead (path, line,
+    that line's text): a view passing request data to a template is fixed in the
+    template line that prints it unescaped.
     """
 
     line: int
@@ -51,6 +54,8 @@ class CheckHit:
     fix: str
     severity: CheckSeverity | None = None
     end_line: int | None = None
+    place: tuple[str, int, str] | None = None
+    evidence: str = ""  # "high" when the title shows data flow from outside, "medium" a parameter, "low" unknown
 
 
 @dataclass(frozen=True, slots=True)

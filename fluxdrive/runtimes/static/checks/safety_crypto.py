@@ -11,6 +11,7 @@ import ast
 import itertools
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 from fluxdrive.runtimes.static.checks._common import (
     example,
@@ -187,8 +188,33 @@ def _tls_hit(node: ast.AST, module: PyModule, imports: dict[str, str]) -> CheckH
 def tls_verify_disabled(module: PyModule, node: ast.Attribute | ast.Assign | ast.Call) -> Iterator[CheckHit]:
     imports = module.imports
     hit = _tls_hit(node, module, imports)
-    if hit:
-        yield hit
+    if hit is None:
+        return
+    option = _caller_option(module, node)
+    if option is not None:  # httpx's create_ssl_context: `elif verify is False:` is the caller's explicit choice
+        hit = replace(
+            hit,
+            severity="P2",
+            why=hit.why + f" It runs only when the caller asks for it (`{option}`): make sure that option is "
+            "documented as insecure and never on by default.",
+        )
+    yield hit
+
+
+def _caller_option(module: PyModule, node: ast.AST) -> str | None:
+    """The parameter whose test guards ``node`` (``if verify is False:``): an opt-out the caller chose."""
+    function = module.enclosing_function(node)
+    if function is None:
+        return None
+    parameters = {a.arg for a in [*function.args.args, *function.args.kwonlyargs]} - {"self", "cls"}
+    for parent in module.ancestors(node):
+        if parent is function:
+            return None
+        if isinstance(parent, ast.If):
+            names = {n.id for n in ast.walk(parent.test) if isinstance(n, ast.Name)} & parameters
+            if names:
+                return sorted(names)[0]
+    return None
 
 
 # --------------------------------------------------------------------------
@@ -206,7 +232,6 @@ SECURITY_PREFIXES = (
     "salt",
     "hmac",
     "credential",
-    "nonce",
     "otp",
     "csrf",
     "jwt",

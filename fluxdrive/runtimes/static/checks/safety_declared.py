@@ -69,5 +69,6 @@ def tainted_call(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
             title=f"Data from {source} reaches {name}(): {what} {module.where(node)}",
             why=sink.why or "The taint spec declares this call dangerous with outside data.",
             fix=sink.fix or "Validate the value against an allow-list before the call.",
+            evidence="high",
         )
         return

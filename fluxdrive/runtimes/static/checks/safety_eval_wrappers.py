@@ -50,6 +50,8 @@ EVALUATORS = {
     "execjs.compile": "JavaScript (PyExecJS)",
     "numexpr.evaluate": "Python's eval (numexpr)",
     "pandas.eval": "Python's eval (pandas)",
+    "PIL.ImageMath.eval": "Python's eval (Pillow ImageMath, before 9.0 with builtins)",
+    "PIL.ImageMath.unsafe_eval": "Python's eval (Pillow ImageMath)",
 }
 # Only when the text comes from the request (these are also fed formulas the program builds).
 TAINT_ONLY = {

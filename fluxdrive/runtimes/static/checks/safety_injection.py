@@ -143,6 +143,8 @@ def sql_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
         if not _is_sql(query, tail):
             return
         origin = judge(module, node, built, module.taint_spec.cleaners_for("sql"))
+    elif tail in {"raw", "query"}:  # generic names: only built SQL text says they run SQL
+        return
     else:  # text that is not built here is SQL only when the request supplies it whole
         outside = tainted_at(module, node, built, module.taint_spec.cleaners_for("sql"))
         if outside is None or is_constant(query):
@@ -164,6 +166,7 @@ def sql_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
             "or use the ORM's query builder; never format SQL."
         ),
         severity=severity,  # type: ignore[arg-type]
+        evidence=origin.proof,
     )
 
 
@@ -397,6 +400,7 @@ def command_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
             "if a shell is unavoidable, wrap every runtime value in shlex.quote()."
         ),
         severity=severity,  # type: ignore[arg-type]
+        evidence=origin.proof,
     )
 
 
@@ -488,7 +492,7 @@ def eval_exec(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     shadowed = module.memo("defined-functions", lambda: {f.name for f in module.function_defs})
     values = module.constants
     name = call_name(node)
-    if name not in EVAL_NAMES or name_tail(name) in shadowed or not node.args:
+    if name not in EVAL_NAMES or name in shadowed or not node.args:  # builtins.eval is never the module's own
         return
     function = module.enclosing_function(node)
     code = node.args[0]
@@ -519,6 +523,7 @@ def eval_exec(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
             "data, a dict of allowed operations for dispatch."
         ),
         severity=severity,  # type: ignore[arg-type]
+        evidence=origin.proof,
     )
 
 
@@ -653,8 +658,8 @@ def unsafe_deserialization(module: PyModule, node: ast.Call) -> Iterator[CheckHi
     if kind is None or data is None or is_constant(resolve_value(data, function, values)):
         return
     local = _local_file(data, function, values)
-    origin = judge(module, node, data)
-    if origin.kind == "clean" and not local:
+    origin = judge(module, node, data, ("dumps", "dump"))  # loads(dumps(x)) gives back what x was
+    if (origin.kind == "clean" or _own_serialization(module, data)) and not local:
         return
     yaml = kind[1] == "yaml"
     severity = "P2" if local else origin.severity(outside=kind[0], parameter="P1")
@@ -682,4 +687,34 @@ def unsafe_deserialization(module: PyModule, node: ast.Call) -> Iterator[CheckHi
             "bytes with hmac and verify the signature before loading."
         ),
         severity=severity,  # type: ignore[arg-type]
+        evidence=origin.proof,
     )
+
+
+def _own_serialization(module: PyModule, data: ast.expr) -> bool:
+    """``loads(self._meta)`` where the class only ever sets ``self._meta = dumps(...)``: its own bytes."""
+    if not (isinstance(data, ast.Attribute) and isinstance(data.value, ast.Name) and data.value.id == "self"):
+        return False
+    cls = next((p for p in module.ancestors(data) if isinstance(p, ast.ClassDef)), None)
+    if cls is None:
+        return False
+    values = [
+        node.value
+        for node in ast.walk(cls)
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Attribute) and target.attr == data.attr and isinstance(target.value, ast.Name)
+    ]
+    branches = [b for v in values for b in _alternatives(v)]
+    dumped = [v for v in branches if isinstance(v, ast.Call) and "dump" in call_name(v).rsplit(".", 1)[-1]]
+    copied = [v for v in branches if isinstance(v, ast.Attribute) and v.attr == data.attr]  # other._meta
+    return bool(dumped) and all(v in dumped or v in copied or is_constant(v) for v in branches)
+
+
+def _alternatives(value: ast.expr) -> list[ast.expr]:
+    """The values an expression can take: both arms of ``a if c else b``, every operand of ``a or b``."""
+    if isinstance(value, ast.IfExp):
+        return [*_alternatives(value.body), *_alternatives(value.orelse)]
+    if isinstance(value, ast.BoolOp):
+        return [alternative for operand in value.values for alternative in _alternatives(operand)]
+    return [value]

@@ -22,6 +22,7 @@ from fluxdrive.runtimes.static.checks._common import (
     name_tail,
     param_defaults,
     positional_args,
+    qualified_name,
     request_field,
     route_call,
     route_path,
@@ -241,3 +242,55 @@ def path_traversal(module: PyModule) -> Iterator[CheckHit]:
                 ),
                 severity=taint[0],
             )
+
+
+@python_check(
+    "py-prefix-containment",
+    tag="security",
+    severity="P1",
+    summary="os.path.commonprefix decides whether a path is inside a directory (it compares characters)",
+    match=[
+        example("""
+            import os
+
+            def lookup(directory, path):
+                full = os.path.realpath(os.path.join(directory, path))
+                if os.path.commonprefix([full, directory]) != directory:
+                    return None
+                return full
+        """),
+    ],
+    no_match=[
+        example("""
+            import os
+
+            def lookup(directory, path):
+                full = os.path.realpath(os.path.join(directory, path))
+                if os.path.commonpath([full, directory]) != directory:
+                    return None
+                return full
+        """),
+        example("""
+            import os
+
+            def shared_prefix(names):
+                return os.path.commonprefix(names)
+        """),
+    ],
+    nodes=(ast.Call,),
+)
+def prefix_containment(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
+    """starlette's StaticFiles (CVE-2023-29159): ``/static-secret`` passed a check for ``/static``."""
+    if qualified_name(node, module.imports) not in {"os.path.commonprefix", "posixpath.commonprefix"}:
+        return
+    parent = module.parents.get(node)
+    if not isinstance(parent, ast.Compare):  # a containment test compares the prefix with the directory
+        return
+    yield CheckHit(
+        line=node.lineno,
+        title=f"Containment checked with os.path.commonprefix() {module.where(node)}",
+        why="commonprefix compares strings character by character, so /srv/static-private shares the prefix "
+        "/srv/static: a path outside the directory passes the check.",
+        fix="Compare path components: os.path.commonpath([full, directory]) == directory, or "
+        "Path(full).is_relative_to(directory) after resolving both.",
+    )

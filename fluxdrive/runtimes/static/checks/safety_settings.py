@@ -110,12 +110,32 @@ def _header_hit(node: ast.AST, module: PyModule) -> CheckHit | None:
             continue
         source = snippet(value, 200)
         reflected = "origin" in source.lower() and "request" in source
+        if reflected and _origin_checked(module, node):
+            return None  # starlette's CORSMiddleware: echoed only after is_allowed_origin()
         if str_value(value) == "*" or reflected:
             what = "echoes the request's Origin" if reflected else "is *"
             title = f"Access-Control-Allow-Origin {what} {module.where(node)}"
             credentials = "access-control-allow-credentials" in module.text.lower()
             return _cors(getattr(node, "lineno", 1), title, reflected and credentials)
     return None
+
+
+_ORIGIN_CHECK = re.compile(r"(?i)allow|valid|trust|permit|whitelist")
+
+
+def _origin_checked(module: PyModule, node: ast.AST) -> bool:
+    """``node`` runs only after the origin passed a check: ``if is_allowed_origin(o):`` / ``if o in ALLOWED:``."""
+    for parent in module.ancestors(node):
+        if isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef):
+            return False
+        if not isinstance(parent, ast.If) or node not in ast.walk(ast.Module(body=parent.body, type_ignores=[])):
+            continue
+        for test in ast.walk(parent.test):
+            if isinstance(test, ast.Call) and _ORIGIN_CHECK.search(call_name(test)):
+                return True
+            if isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.In):
+                return True
+    return False
 
 
 @python_check(

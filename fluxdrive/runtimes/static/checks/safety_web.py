@@ -23,8 +23,9 @@ from fluxdrive.runtimes.static.checks._common import (
     snippet,
     walk_function,
 )
-from fluxdrive.runtimes.static.checks._flows import tainted_at
-from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, keyword, python_check
+from fluxdrive.runtimes.static.checks._flows import judge, tainted_at
+from fluxdrive.runtimes.static.checks._template_links import unescaped_in_template
+from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, keyword, python_check, resolve
 
 # --------------------------------------------------------------------------
 # Weak randomness for security values (CWE-330)
@@ -460,15 +461,68 @@ def xpath_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
 def open_redirect(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     target = sink_argument(module, node, "redirect")
     source = tainted_at(module, node, target, module.taint_spec.cleaners_for("url"))
+    if source and target is not None and _own_host(module, node, target):
+        return  # url_for("login") + "?next=" + request.url: the client picks the query, not the host
     if source:
         yield CheckHit(
             line=node.lineno,
             title=f"Redirect to a URL from {source} {module.where(node)}",
+            evidence="high",
             why="A link on this site can send the visitor anywhere: phishing pages borrow the site's name, "
             "and OAuth-style flows leak tokens to the attacker's host.",
             fix="Redirect only to relative paths or an allow-list of hosts (url_has_allowed_host_and_scheme), "
             "or to url_for() of a named route.",
         )
+
+
+_SAFE_MARKERS = frozenset({"mark_safe", "Markup", "SafeString", "SafeText"})
+_FILTER_DECORATORS = frozenset({"filter", "simple_tag", "template_filter", "stringfilter", "app_template_filter"})
+
+
+def _filter_marks_input_safe(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
+    """A template filter or tag wraps the value it is given in mark_safe()/Markup() without escaping it.
+
+    Templates apply filters to whatever they print - request data, headers, user profiles - so a
+    filter that returns its input as markup turns autoescaping off for all of them (DRF's
+    ``break_long_headers``, CVE-2024-21520).
+    """
+    function = module.enclosing_function(node)
+    if function is None or call_name(node).rsplit(".", 1)[-1] not in _SAFE_MARKERS or not node.args:
+        return
+    decorators = {
+        call_name(d if not isinstance(d, ast.Call) else d.func).rsplit(".", 1)[-1] for d in function.decorator_list
+    }
+    if not decorators & _FILTER_DECORATORS:
+        return
+    origin = judge(module, node, node.args[0], (*module.taint_spec.cleaners_for("html"), "format_html"))
+    if origin.kind not in {"parameter", "outside"}:
+        return
+    yield CheckHit(
+        line=node.lineno,
+        title=f"Template filter {function.name}() marks its input safe without escaping it: {call_name(node)}(…)",
+        why="Every template that applies this filter prints the value as raw HTML, whatever it holds: a "
+        "header, a user's name, a query string. A <script> in it runs for whoever views the page.",
+        fix="Escape the input first (conditional_escape / markupsafe.escape, or format_html with the value "
+        "as an argument) and mark only the markup you add as safe.",
+    )
+
+
+def _own_host(module: PyModule, node: ast.AST, target: ast.AST) -> bool:
+    """The URL starts with this site's own path: a url_for()/reverse() result or a "/path" literal."""
+    value = resolve(target, module.enclosing_function(node)) if isinstance(target, ast.expr) else target
+    while isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        value = value.left
+    if isinstance(value, ast.JoinedStr) and value.values:
+        value = value.values[0]
+        value = value.value if isinstance(value, ast.FormattedValue) else value
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "format":
+        value = value.func.value
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return len(value.value) > 1 and value.value[0] == "/" and value.value[1] not in "/\\"
+    if isinstance(value, ast.Call):
+        tail = call_name(value).rsplit(".", 1)[-1]
+        return any(word in tail for word in module.taint_spec.cleaners_for("url"))
+    return False
 
 
 @python_check(
@@ -531,6 +585,9 @@ def open_redirect(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     nodes=(ast.Return, ast.Call),
 )
 def xss(module: PyModule, node: ast.Return | ast.Call) -> Iterator[CheckHit]:
+    if isinstance(node, ast.Call):
+        yield from unescaped_in_template(module, node)
+        yield from _filter_marks_input_safe(module, node)
     if isinstance(node, ast.Call) and (engine := _autoescape_off(module, node)):
         yield CheckHit(
             line=node.lineno,
@@ -563,6 +620,7 @@ def xss(module: PyModule, node: ast.Return | ast.Call) -> Iterator[CheckHit]:
         yield CheckHit(
             line=node.lineno,
             title=f"HTML response built from {source} without escaping {module.where(node)}",
+            evidence="high",
             why="The browser runs any <script> the value carries, in this site's origin: sessions, "
             "tokens and every action the user can take are the attacker's.",
             fix="Render through a template with autoescaping, or escape each value (markupsafe.escape); "

@@ -27,6 +27,8 @@ from fluxdrive.runtimes.static.checks.taint import Flow, Function, Summary
 from fluxdrive.runtimes.static.checks.taint_spec import TaintSpec, shipped
 
 Loader = Callable[[str], PyModule | None]
+# (the calling module's path, a template name as passed to render) -> (the template's path, its text)
+TemplateReader = Callable[[str, str], "tuple[str, str] | None"]
 DEPTH = 3
 
 
@@ -64,6 +66,7 @@ class ProjectSummaries:
         self.spec = spec or shipped()
         self._modules: dict[str, PyModule | None] = {}
         self._summaries: dict[tuple[str, str, int], Summary] = {}
+        self.templates: TemplateReader | None = None  # the project's template files, when the runtime has them
 
     def module(self, dotted: str) -> PyModule | None:
         """The project module ``dotted`` names (None when it is not the project's)."""
