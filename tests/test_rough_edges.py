@@ -66,7 +66,10 @@ def test_make_review_args_keep_fail_on_never() -> None:
     assert "--fail-on risky" in strict.stdout
 
 
-def test_shell_completion_is_available(tmp_path: Path) -> None:
+def test_shell_completion_is_available(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Without this typer guesses the shell from the parent processes (shellingham) and ignores "bash":
+    # under a process tree with no shell (a CI runner, xdist workers started by `timeout`) it finds none.
+    monkeypatch.setenv("_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION", "1")
     shown = run_fluxdrive("--show-completion", "bash")
     assert shown.code == 0 and "_fluxdrive_completion" in shown.out
 

@@ -275,3 +275,23 @@ def test_library_internals_that_are_not_attacks() -> None:
     hits = run_python_checks("pkg/lib.py", source, checks, [])
     assert [(h.hit.line, h.hit.severity) for h in hits if (h.hit.severity or h.spec.severity) in ("P0", "P1")] == []
     assert [(h.hit.line, h.hit.severity) for h in hits] == [(23, "P2")]  # the opt-out stays visible, below P1
+
+
+def test_a_loader_table_the_request_picks_from_is_a_deserialization_sink() -> None:
+    found = _found(
+        """\
+        import json
+        import pickle
+        from flask import request
+
+        ALL_SERDE = {"application/json": json.loads, "application/x-pickle": pickle.loads}
+
+        def restore():
+            loader = ALL_SERDE[request.content_type]
+            return loader(request.get_data())
+
+        def restore_json():
+            return json.loads(request.get_data())
+        """
+    )
+    assert {line: severity for line, (severity, _) in found.items()} == {9: "P0"}, found

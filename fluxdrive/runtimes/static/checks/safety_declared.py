@@ -55,6 +55,7 @@ def tainted_call(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     spec = module.taint_spec
     tails = module.memo("declared sink tails", lambda: {c.rsplit(".", 1)[-1] for s in spec.custom for c in s.calls})
     if name.rsplit(".", 1)[-1] not in tails:
+        yield from _through_helper(module, node)
         return
     for sink in spec.custom:
         if not any(name == call or name.endswith("." + call) for call in sink.calls):
@@ -67,6 +68,28 @@ def tainted_call(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
         yield CheckHit(
             line=node.lineno,
             title=f"Data from {source} reaches {name}(): {what} {module.where(node)}",
+            why=sink.why or "The taint spec declares this call dangerous with outside data.",
+            fix=sink.fix or "Validate the value against an allow-list before the call.",
+            evidence="high",
+        )
+        return
+
+
+def _through_helper(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
+    """``fetch(request.args["url"])`` where the project's ``fetch(url)`` calls ``requests.get(url)``."""
+    resolver = module.resolver
+    if resolver is None or module.is_test_module():
+        return
+    for position, parameter, sink, inner in resolver.sink_parameters(node):
+        given = {k.arg: k.value for k in node.keywords if k.arg}
+        value = node.args[position] if position < len(node.args) else given.get(parameter)
+        source = tainted_at(module, node, value) if value is not None else None
+        if source is None:
+            continue
+        what = f"{sink.what} ({sink.cwe})" if sink.what and sink.cwe else sink.what or sink.cwe or "a declared sink"
+        yield CheckHit(
+            line=node.lineno,
+            title=f"Data from {source} reaches {inner}() through {call_name(node)}(): {what} {module.where(node)}",
             why=sink.why or "The taint spec declares this call dangerous with outside data.",
             fix=sink.fix or "Validate the value against an allow-list before the call.",
             evidence="high",

@@ -652,7 +652,7 @@ def _deserializer(node: ast.Call, qualified: str) -> tuple[CheckSeverity, str] |
 )
 def unsafe_deserialization(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     imports, values = module.imports, module.constants
-    kind = _deserializer(node, qualified_name(node, imports))
+    kind = _deserializer(node, qualified_name(node, imports)) or _dispatched_loader(module, node)
     data = first_arg(node, *DATA_KEYWORDS) if kind else None
     function = module.enclosing_function(node) if data is not None else None
     if kind is None or data is None or is_constant(resolve_value(data, function, values)):
@@ -718,3 +718,36 @@ def _alternatives(value: ast.expr) -> list[ast.expr]:
     if isinstance(value, ast.BoolOp):
         return [alternative for operand in value.values for alternative in _alternatives(operand)]
     return [value]
+
+
+def _dispatched_loader(module: PyModule, node: ast.Call) -> tuple[CheckSeverity, str] | None:
+    """``LOADERS[content_type](body)``: a call through a table whose entries include an unpickler.
+
+    Serializer registries (``{"application/json": json.loads, "application/pickle": pickle.loads}``)
+    hide the loader behind a lookup the client's Content-Type chooses; the call is as dangerous as
+    the worst entry the client can pick.
+    """
+    func = node.func
+    if isinstance(func, ast.Name):  # loader = LOADERS[kind]; loader(body)
+        func = resolve(func, module.enclosing_function(node))
+    if not (isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name)):
+        return None
+    table = module.constants.get(func.value.id)
+    if not isinstance(table, ast.Dict):
+        return None
+    for entry in table.values:
+        dotted = _dotted_name(entry)
+        head, dot, rest = dotted.partition(".")
+        origin = module.imports.get(head)
+        if (f"{origin}{dot}{rest}" if origin else dotted) in UNPICKLERS:
+            return "P0", "pickle"
+    return None
+
+
+def _dotted_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted_name(node.value)
+        return f"{inner}.{node.attr}" if inner else ""
+    return ""

@@ -24,7 +24,10 @@ from collections.abc import Callable, Mapping
 
 from fluxdrive.runtimes.static.checks.base import PyModule, call_name
 from fluxdrive.runtimes.static.checks.taint import Flow, Function, Summary
-from fluxdrive.runtimes.static.checks.taint_spec import TaintSpec, shipped
+from fluxdrive.runtimes.static.checks.taint_spec import Sink, TaintSpec, shipped
+
+# A helper's parameter that reaches a declared sink inside it: (position, name, the sink, the call's name).
+SinkParameter = tuple[int, str, Sink, str]
 
 Loader = Callable[[str], PyModule | None]
 # (the calling module's path, a template name as passed to render) -> (the template's path, its text)
@@ -66,6 +69,7 @@ class ProjectSummaries:
         self.spec = spec or shipped()
         self._modules: dict[str, PyModule | None] = {}
         self._summaries: dict[tuple[str, str, int], Summary] = {}
+        self._sinks: dict[tuple[str, str], tuple[SinkParameter, ...]] = {}
         self.templates: TemplateReader | None = None  # the project's template files, when the runtime has them
 
     def module(self, dotted: str) -> PyModule | None:
@@ -100,6 +104,41 @@ class ProjectSummaries:
             summary = Summary("clean")
         self._summaries[key] = summary
         return summary
+
+    def sink_parameters(self, module: PyModule, function: Function) -> tuple[SinkParameter, ...]:
+        """The parameters of ``function`` that reach a declared sink (``requests.get(url)``) inside it.
+
+        A call into such a helper with request data is the same server-side request forgery as the
+        call inside it: ``fetch(request.args["url"])`` in one module, ``requests.get(url)`` in another.
+        """
+        key = (module.path, f"{function.name}@{function.lineno}")
+        if key not in self._sinks:
+            self._sinks[key] = _sink_parameters(self.spec, function)
+        return self._sinks[key]
+
+
+def _sink_parameters(spec: TaintSpec, function: Function) -> tuple[SinkParameter, ...]:
+    names = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
+    found: list[SinkParameter] = []
+    flow: Flow | None = None
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Call):
+            continue
+        name = call_name(node)
+        for sink in spec.custom:
+            if not any(name == call or name.endswith("." + call) for call in sink.calls):
+                continue
+            value = sink.value(node.args, {k.arg: k.value for k in node.keywords if k.arg})
+            if not isinstance(value, ast.expr):
+                continue
+            flow = flow or Flow(function, spec=spec)
+            holding = [s for s in flow.before if isinstance(s, ast.stmt) and node in ast.walk(s)]
+            statement = min(holding, key=lambda s: (s.end_lineno or s.lineno) - s.lineno, default=None)
+            label = flow.taint_at(value, statement) if statement is not None else None
+            parameter = label.split("`")[1] if label and label.startswith("parameter `") else None
+            if parameter in names:
+                found.append((names.index(parameter), parameter, sink, name))
+    return tuple(found)
 
 
 class ModuleResolver:
@@ -151,6 +190,13 @@ class ModuleResolver:
         if "." not in name and name not in self.local:
             return self._imported(name)
         return self._target(name)
+
+    def sink_parameters(self, call: ast.Call) -> tuple[SinkParameter, ...]:
+        """What the project function ``call`` runs passes on to a declared sink (nothing if unknown)."""
+        found = self._definition(call)
+        if found is None or isinstance(found[1], ast.ClassDef):
+            return ()
+        return self.project.sink_parameters(found[0], found[1])
 
     def class_of(self, call: ast.Call) -> str | None:
         """``module:Class`` when ``call`` builds an instance of one of the project's classes."""
