@@ -446,8 +446,10 @@ def _simple_assignments(statements: Iterable[ast.AST]) -> dict[str, ast.expr]:
     return found
 
 
+@functools.lru_cache(maxsize=512)
 def assignments(function: ast.AST) -> dict[str, ast.expr]:
-    """Last simple assignment ``name = value`` per name in a function body."""
+    """Last simple assignment ``name = value`` per name in a function body (kept for the functions
+    of the files a worker is on: many checks ask the same function the same question)."""
     return _simple_assignments(ast.walk(function))
 
 

@@ -249,6 +249,7 @@ RANDOM_PREFIXES = (
     "csrf",
     "apikey",
     "invite",
+    "keygen",
     "reset",
     "verification",
     "sessionid",

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 from fluxdrive.runtimes.static.checks._common import example
 from fluxdrive.runtimes.static.checks._flows import tainted_at
+from fluxdrive.runtimes.static.checks._scope import entry_label, handler_fields, owning_class
 from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, python_check
 
 
@@ -78,8 +79,11 @@ def tainted_call(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
 def _through_helper(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     """``fetch(request.args["url"])`` where the project's ``fetch(url)`` calls ``requests.get(url)``."""
     resolver = module.resolver
-    if resolver is None or module.is_test_module():
+    if resolver is None or module.is_test_module() or (not node.args and not node.keywords):
         return
+    function = module.enclosing_function(node)
+    if function is None or not module.memo(("reads outside data", function), lambda: _reads_outside(module, function)):
+        return  # no request, input or entry parameter here: nothing to hand on (and no helper to look up)
     for position, parameter, sink, inner in resolver.sink_parameters(node):
         given = {k.arg: k.value for k in node.keywords if k.arg}
         value = node.args[position] if position < len(node.args) else given.get(parameter)
@@ -95,3 +99,9 @@ def _through_helper(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
             evidence="high",
         )
         return
+
+
+def _reads_outside(module: PyModule, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A cheap test before following calls into helpers: the function is a framework's entry point
+    (a route, a view, a handler method, a resolver), where request data is handed on to helpers."""
+    return bool(entry_label(module, function) or handler_fields(owning_class(module, function)))

@@ -65,6 +65,7 @@ CONTEXTS = {
     "py_mini_racer.MiniRacer": ({"eval", "execute"}, "JavaScript (V8, py_mini_racer)"),
     "py_mini_racer.py_mini_racer.MiniRacer": ({"eval", "execute"}, "JavaScript (V8, py_mini_racer)"),
 }
+_CONTEXT_METHODS = frozenset(m for methods, _ in CONTEXTS.values() for m in methods)
 FRAME_METHODS = {"query", "eval"}  # pandas.DataFrame: tainted text only, and only where pandas is imported
 
 
@@ -85,6 +86,8 @@ def _evaluator(module: PyModule, node: ast.Call) -> tuple[str, bool] | None:
         return TAINT_ONLY[name], False
     if not isinstance(node.func, ast.Attribute):
         return None
+    if node.func.attr not in _CONTEXT_METHODS and node.func.attr not in FRAME_METHODS:
+        return None  # most method calls: no need to find what their receiver is
     context = _context(module, node.func.value, module.enclosing_function(node))
     if context is not None and node.func.attr in context[0]:
         return context[1], True

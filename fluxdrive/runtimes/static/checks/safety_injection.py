@@ -727,21 +727,28 @@ def _dispatched_loader(module: PyModule, node: ast.Call) -> tuple[CheckSeverity,
     hide the loader behind a lookup the client's Content-Type chooses; the call is as dangerous as
     the worst entry the client can pick.
     """
+    tables = module.memo("unpickler tables", lambda: _unpickler_tables(module))
     func = node.func
+    if not tables or not isinstance(func, ast.Name | ast.Subscript):
+        return None
     if isinstance(func, ast.Name):  # loader = LOADERS[kind]; loader(body)
         func = resolve(func, module.enclosing_function(node))
-    if not (isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name)):
-        return None
-    table = module.constants.get(func.value.id)
-    if not isinstance(table, ast.Dict):
-        return None
-    for entry in table.values:
-        dotted = _dotted_name(entry)
-        head, dot, rest = dotted.partition(".")
-        origin = module.imports.get(head)
-        if (f"{origin}{dot}{rest}" if origin else dotted) in UNPICKLERS:
-            return "P0", "pickle"
+    if isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name) and func.value.id in tables:
+        return "P0", "pickle"
     return None
+
+
+def _unpickler_tables(module: PyModule) -> frozenset[str]:
+    """Module-level dicts with an unpickler among their values (``{"pickle": pickle.loads, ...}``)."""
+    found = set()
+    for name, table in module.constants.items():
+        for entry in table.values if isinstance(table, ast.Dict) else ():
+            dotted = _dotted_name(entry)
+            head, dot, rest = dotted.partition(".")
+            origin = module.imports.get(head)
+            if (f"{origin}{dot}{rest}" if origin else dotted) in UNPICKLERS:
+                found.add(name)
+    return frozenset(found)
 
 
 def _dotted_name(node: ast.expr) -> str:
