@@ -633,21 +633,24 @@ def _run_tools(case: Case, checkout: Path, scratch: Path, tools: Toolbox) -> dic
     return runs
 
 
+def _tool_figures(run: dict[str, Any]) -> dict[str, Any]:
+    """What every score reports for one tool's run: its error, or its time, note and flagged count."""
+    if "error" in run:
+        return {"error": run["error"]}
+    flagged = sum(hit.flagged for hit in run["hits"])
+    return {"seconds": round(run["seconds"], 2), "note": run.get("note", ""), "flagged": flagged}
+
+
 def score_vulnerable(case: Case, runs: dict[str, Any], checkout: Path | None = None) -> dict[str, Any]:
     """Per tool: found weaknesses and flagged count; per weakness: who found it (and fluxdrive's lower findings)."""
     result: dict[str, Any] = {"tools": {}, "weaknesses": [], "warnings": []}
     for name, run in runs.items():
-        if "error" in run:
-            result["tools"][name] = {"error": run["error"]}
+        result["tools"][name] = tool = _tool_figures(run)
+        if "error" in tool:
             continue
         flagged = [hit for hit in run["hits"] if hit.flagged]
-        result["tools"][name] = {
-            "seconds": round(run["seconds"], 2),
-            "note": run.get("note", ""),
-            "flagged": len(flagged),
-            "found": sum(bool(weakness_hits(w, flagged)) for w in case.weaknesses),
-            "weaknesses": len(case.weaknesses),
-        }
+        tool["found"] = sum(bool(weakness_hits(w, flagged)) for w in case.weaknesses)
+        tool["weaknesses"] = len(case.weaknesses)
     for weakness in case.weaknesses:
         entry: dict[str, Any] = {
             "id": weakness.id,
@@ -712,16 +715,11 @@ def score_healthy(case: Case, runs: dict[str, Any], lines: int, labels: list[Lab
     result: dict[str, Any] = {"tools": {}, "labels": {}}
     used: set[Label] = set()
     for name, run in runs.items():
-        if "error" in run:
-            result["tools"][name] = {"error": run["error"]}
+        result["tools"][name] = tool = _tool_figures(run)
+        if "error" in tool:
             continue
         flagged = [hit for hit in run["hits"] if hit.flagged]
-        result["tools"][name] = {
-            "seconds": round(run["seconds"], 2),
-            "note": run.get("note", ""),
-            "flagged": len(flagged),
-            "per_100k": round(len(flagged) * 100_000 / lines, 2) if lines else None,
-        }
+        tool["per_100k"] = round(len(flagged) * 100_000 / lines, 2) if lines else None
         if name == "semgrep":
             continue  # no labels for semgrep's results: it is the comparison, not the product
         real = false = 0

@@ -18,6 +18,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
@@ -180,6 +181,27 @@ def _init_within(ray: ModuleType, address: str, shown: str) -> None:
         raise failure[0]
 
 
+# Ray Client's proxy starts one server process per connecting driver; on a loaded machine that start can
+# miss the proxy's deadline, and the client is told "Initialization failure from server" although the
+# cluster is healthy. The next attempt usually finds it ready: a transient, not an address to reject.
+CLIENT_TRANSIENT = "Initialization failure from server"
+CLIENT_ATTEMPTS = 3
+
+
+def _init_client_retrying(ray: ModuleType, address: str, shown: str) -> None:
+    """:func:`_init_within`, tried again (twice, a second apart, then two) on Ray Client's transient start failure."""
+    for attempt in range(1, CLIENT_ATTEMPTS + 1):
+        try:
+            _init_within(ray, address, shown)
+            return
+        except Exception as exc:
+            if not address.startswith("ray://") or CLIENT_TRANSIENT not in str(exc) or attempt == CLIENT_ATTEMPTS:
+                raise
+            with contextlib.suppress(Exception):
+                ray.shutdown()
+            time.sleep(attempt)
+
+
 def connect(address: str) -> ModuleType:
     """Connect this process to the cluster at ``address`` (once; later calls reuse the connection)."""
     ray = require_ray()
@@ -191,7 +213,7 @@ def connect(address: str) -> ModuleType:
         _errors_to_stderr()
         try:
             with _keep_sigterm():
-                _init_within(ray, target, shown)
+                _init_client_retrying(ray, target, shown)
         except UsageError:
             raise
         except Exception as exc:  # ConnectionError, RuntimeError, grpc errors: all the same to a user

@@ -16,6 +16,7 @@ from fluxdrive.runtimes.static.checks._common import example
 from fluxdrive.runtimes.static.checks._flows import tainted_at
 from fluxdrive.runtimes.static.checks._scope import entry_label, handler_fields, owning_class
 from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, python_check
+from fluxdrive.runtimes.static.checks.taint_spec import Sink
 
 
 @python_check(
@@ -65,15 +66,20 @@ def tainted_call(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
         source = tainted_at(module, node, value) if isinstance(value, ast.expr) else None
         if source is None:
             continue
-        what = f"{sink.what} ({sink.cwe})" if sink.what and sink.cwe else sink.what or sink.cwe or "a declared sink"
-        yield CheckHit(
-            line=node.lineno,
-            title=f"Data from {source} reaches {name}(): {what} {module.where(node)}",
-            why=sink.why or "The taint spec declares this call dangerous with outside data.",
-            fix=sink.fix or "Validate the value against an allow-list before the call.",
-            evidence="high",
-        )
+        yield _hit(module, node, sink, f"Data from {source} reaches {name}()")
         return
+
+
+def _hit(module: PyModule, node: ast.Call, sink: Sink, reaches: str) -> CheckHit:
+    """The finding for outside data reaching a declared sink, in the words its declaration gives."""
+    what = f"{sink.what} ({sink.cwe})" if sink.what and sink.cwe else sink.what or sink.cwe or "a declared sink"
+    return CheckHit(
+        line=node.lineno,
+        title=f"{reaches}: {what} {module.where(node)}",
+        why=sink.why or "The taint spec declares this call dangerous with outside data.",
+        fix=sink.fix or "Validate the value against an allow-list before the call.",
+        evidence="high",
+    )
 
 
 def _through_helper(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
@@ -90,14 +96,7 @@ def _through_helper(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
         source = tainted_at(module, node, value) if value is not None else None
         if source is None:
             continue
-        what = f"{sink.what} ({sink.cwe})" if sink.what and sink.cwe else sink.what or sink.cwe or "a declared sink"
-        yield CheckHit(
-            line=node.lineno,
-            title=f"Data from {source} reaches {inner}() through {call_name(node)}(): {what} {module.where(node)}",
-            why=sink.why or "The taint spec declares this call dangerous with outside data.",
-            fix=sink.fix or "Validate the value against an allow-list before the call.",
-            evidence="high",
-        )
+        yield _hit(module, node, sink, f"Data from {source} reaches {inner}() through {call_name(node)}()")
         return
 
 
