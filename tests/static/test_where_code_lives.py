@@ -135,3 +135,15 @@ def test_a_change_cannot_exclude_itself_with_its_own_fluxdriveignore(
     monkeypatch.chdir(root)
     findings = _findings(cli, None, tmp_path / "out", "--staged")
     assert _by_file(findings).get("pkg/net.py") == "P0", findings["findings"]
+
+
+def test_a_change_cannot_mark_itself_vendored_in_gitattributes(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _project(tmp_path, {"pkg/net.py": "X = 1\n"})
+    (root / "pkg/net.py").write_text(SINK)
+    (root / ".gitattributes").write_text("pkg/** linguist-vendored\npkg/** linguist-generated\n")
+    _git(root, "add", "-A")
+    monkeypatch.chdir(root)
+    findings = _findings(cli, None, tmp_path / "out", "--staged")
+    assert _by_file(findings).get("pkg/net.py") == "P0", findings["findings"]

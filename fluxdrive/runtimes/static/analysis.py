@@ -84,7 +84,9 @@ class Analysis:
                 files, limit = self.content.files, self.settings.max_file_bytes
                 revision = self.content.settings_revision
                 excludes, note = read_excludes(root, self.settings.exclude, revision)
-                loaded = load_sources(root, files, max_bytes=limit, named=named, reviewed=reviewed, excludes=excludes)
+                loaded = load_sources(
+                    root, files, max_bytes=limit, named=named, reviewed=reviewed, excludes=excludes, revision=revision
+                )
                 if note is not None:
                     loaded = replace(loaded, notes=(*loaded.notes, note))
                 declared = read_declarations(root, self.content.settings_revision)

@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from fluxdrive import _git
 from fluxdrive._confine import read_confined
 from fluxdrive.errors import InputError
 
@@ -159,19 +160,28 @@ def _parse_attributes(text: str) -> list[tuple[re.Pattern[str], dict[str, bool |
 
 @dataclass
 class GitAttributes:
-    """The linguist attributes of a tree's files, read lazily per directory."""
+    """The linguist attributes of a tree's files, read lazily per directory.
+
+    ``revision`` (a diff's base commit): the attribute files are read as of that commit, so a change
+    cannot mark its own files vendored or generated and take them out of its own review.
+    """
 
     root: Path
+    revision: str | None = None
     _files: dict[str, list[tuple[re.Pattern[str], dict[str, bool | None]]]] = field(default_factory=dict)
 
     def _rules(self, relative: str) -> list[tuple[re.Pattern[str], dict[str, bool | None]]]:
         if relative not in self._files:
-            try:
-                data = read_confined(self.root / relative, self.root, "attributes file", limit=1_000_000)
-                self._files[relative] = _parse_attributes(data.decode("utf-8", errors="replace"))
-            except (InputError, OSError):
-                self._files[relative] = []
+            self._files[relative] = _parse_attributes(self._read(relative).decode("utf-8", errors="replace"))
         return self._files[relative]
+
+    def _read(self, relative: str) -> bytes:
+        if self.revision is not None and not relative.startswith(".git/"):  # .git/info/attributes is the clone's
+            return _git.show_file(self.root, self.revision, relative) or b""
+        try:
+            return read_confined(self.root / relative, self.root, "attributes file", limit=1_000_000)
+        except (InputError, OSError):
+            return b""
 
     def marks(self, path: str) -> Marks:
         """What the attribute files say about ``path`` (relative to the root, POSIX)."""

@@ -208,6 +208,7 @@ def load_sources(
     named: bool = False,
     reviewed: str = "",
     excludes: Excludes | None = None,
+    revision: str | None = None,
 ) -> LoadedSources:
     """Read every file under ``root`` (confined to it); expand markdown code blocks.
 
@@ -227,7 +228,7 @@ def load_sources(
     vendored: dict[str, list[str]] = {}
     total = 0
     root = Path(root)
-    attributes = GitAttributes(root)
+    attributes = GitAttributes(root, revision)  # a diff: its base commit's .gitattributes
     for relative in files:
         excluded = excludes.reason(relative) if excludes is not None else None
         if excluded is not None:
