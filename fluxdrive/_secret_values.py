@@ -46,7 +46,10 @@ _PLACEHOLDER = re.compile(
     r"(?i)^(?:\$\{?\w+\}?|<[^>]*>|\{\{.*\}\}|%\(?\w+\)?s?|\*+|x+|\.+|-+|_+|0+)$"
     r"|changeme|change_me|change-me|placeholder|example|your[_-]|dummy|redacted|replace[_-]?me|todo|fixme|sample"
 )
-_PATH_LIKE = re.compile(r"^[\w.-]+(?:/[\w.-]+)*\.[A-Za-z]{1,5}$|^(?:/|\./|\.\./|~/)")
+# A path: a file name with an extension, a relative path, or an absolute one whose first part is a
+# lowercase directory name (/etc, /srv/app). Not any value that starts with "/": base64 secrets do,
+# one in 64 of them (an AWS secret access key "/JeP...+52B6..." went unmasked).
+_PATH_LIKE = re.compile(r"^[\w.-]+(?:/[\w.-]+)*\.[A-Za-z]{1,5}$|^(?:\./|\.\./|~/)|^/[a-z0-9_.-]*(?:/|$)")
 Detector = Callable[[list[tuple[int, str]], str], set[str]]
 
 # Lines that could hold a value: a secret-ish name, a key prefix, credentials in a URL, a webhook, a key block.

@@ -95,10 +95,14 @@ def fluxdrive(
 def _untimed(text: str) -> str:
     """findings.json without what records timing: its timestamps, and the timeline's events and their
     counts - which agent acknowledged (or contradicted) a peer's blocking finding depends on who finished
-    first, in two local runs as well. The peer findings themselves (the timeline's entries) must match."""
+    first, in two local runs as well, and so does each finding's ``acknowledged_by`` and the confidence an
+    acknowledgment raises. The peer findings themselves (the timeline's entries) must match."""
     data = json.loads(text)
     entries = [{k: v for k, v in e.items() if k != "timestamp"} for e in data["timeline"]["entries"]]
     data["timeline"] = sorted(entries, key=lambda e: json.dumps(e, sort_keys=True))
+    for finding in data["findings"]:
+        finding.pop("acknowledged_by", None)
+        finding.pop("confidence", None)
     untimed = json.dumps(data, indent=2, ensure_ascii=False)
     return re.sub(r'"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"', '"<time>"', untimed)
 
