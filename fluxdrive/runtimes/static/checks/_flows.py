@@ -17,6 +17,7 @@ import ast
 from dataclasses import dataclass
 from typing import Literal
 
+from fluxdrive.runtimes.static.checks._common import resolve_value
 from fluxdrive.runtimes.static.checks._scope import scope_of
 from fluxdrive.runtimes.static.checks.base import PyModule, is_constant
 from fluxdrive.runtimes.static.checks.taint import Flow, Opaque
@@ -159,3 +160,11 @@ def judge(module: PyModule, node: ast.AST, value: ast.AST, cleaners: tuple[str, 
     unseen = _flow(module, node, True, cleaners, opaque=True)
     hidden = unseen[0].taint_at(value, unseen[1]) if unseen is not None else None
     return Origin("unknown", hidden) if hidden else Origin("clean")
+
+
+def judge_text(module: PyModule, node: ast.Call, text: ast.expr) -> Origin | None:
+    """:func:`judge` for the text a call runs (a template, an expression); None when it is a constant,
+    also through one local assignment or a module constant."""
+    if is_constant(resolve_value(text, module.enclosing_function(node), module.constants)):
+        return None
+    return judge(module, node, text)

@@ -31,13 +31,12 @@ from fluxdrive.runtimes.static.checks._common import (
     resolve_value,
     snippet,
 )
-from fluxdrive.runtimes.static.checks._flows import judge
+from fluxdrive.runtimes.static.checks._flows import judge_text
 from fluxdrive.runtimes.static.checks.base import (
     CheckHit,
     CheckSeverity,
     PyModule,
     call_name,
-    is_constant,
     python_check,
 )
 
@@ -172,10 +171,9 @@ def eval_wrapper(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     text = first_arg(node, "expr", "ex", "source", "code", "s", "a")
     if text is None or isinstance(text, ast.Starred):
         return
-    function = module.enclosing_function(node)
-    if is_constant(resolve_value(text, function, module.constants)):
+    origin = judge_text(module, node, text)
+    if origin is None:
         return
-    origin = judge(module, node, text)
     severity = origin.severity(outside="P0", parameter="P2", unknown="P2") if unknown_too else None
     if origin.kind == "outside":
         severity = "P0"  # the request's text runs, whichever evaluator it is

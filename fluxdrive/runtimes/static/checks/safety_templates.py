@@ -28,13 +28,12 @@ from fluxdrive.runtimes.static.checks._common import (
     snippet,
     walk_function,
 )
-from fluxdrive.runtimes.static.checks._flows import judge
+from fluxdrive.runtimes.static.checks._flows import judge_text
 from fluxdrive.runtimes.static.checks.base import (
     CheckHit,
     CheckSeverity,
     PyModule,
     call_name,
-    is_constant,
     python_check,
 )
 
@@ -180,10 +179,10 @@ def template_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     text = first_arg(node, "source", "text", "template_string", "template")
     if text is None or isinstance(text, ast.Starred):
         return
-    function = module.enclosing_function(node)
-    if is_constant(resolve_value(text, function, module.constants)):
+    origin = judge_text(module, node, text)
+    if origin is None:
         return
-    origin = judge(module, node, text)
+    function = module.enclosing_function(node)
     severity = origin.severity(outside="P0", parameter="P2", unknown="P2")
     if severity is None and _from_exception(function, resolve_value(text, function, module.constants)):
         severity = "P2"  # error pages echo exception text, and exceptions quote the input that caused them
