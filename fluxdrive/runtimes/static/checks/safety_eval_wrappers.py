@@ -200,4 +200,5 @@ def eval_wrapper(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
             "a dict of allowed functions), or validate it against a strict allow-list first."
         ),
         severity=cast("CheckSeverity", severity),
+        evidence=origin.proof,
     )

@@ -215,4 +215,5 @@ def template_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
             "jinja2.sandbox.SandboxedEnvironment."
         ),
         severity=cast("CheckSeverity", severity),
+        evidence=origin.proof,
     )
