@@ -28,6 +28,7 @@ from fluxdrive.runtimes.static.analyzers import (
     architecture,
     checks,
     complexity,
+    flows,
     patterns,
     ruff,
     secrets,
@@ -44,6 +45,7 @@ ANALYZERS: dict[str, Callable[[AnalyzerContext], AnalyzerOutput]] = {
     "secrets": secrets.run,
     "ruff": ruff.run,
     "patterns": patterns.run,
+    "flows": flows.run,
     "lizard": complexity.run,
     "checks": checks.run,
     "architecture": architecture.run,
@@ -158,8 +160,9 @@ class Analysis:
             started = time.monotonic()
             self._outputs.update(run_per_file(context, per_file, mapper=self.mapper, stop=stop))
             self.pass_seconds += time.monotonic() - started
-        if "architecture" in missing:
-            self._store("architecture", context)
+        for whole_project in ("flows", "architecture"):  # these read every file together
+            if whole_project in missing:
+                self._store(whole_project, context)
         if ruff_thread is not None:
             ruff_thread.join()
             self._outputs["ruff"] = _ruff_output(context, collected)

@@ -41,6 +41,7 @@ LABELS = {
     "secrets": "detect-secrets",
     "ruff": "ruff",
     "patterns": "ast-grep/line rules",
+    "flows": "JavaScript/TypeScript and Go data flow",
     "lizard": "lizard",
     "checks": "fluxdrive checks",
     "architecture": "import-graph analysis",

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.runtimes.static.hits import Claim
 
-ANALYZER_ORDER = ("secrets", "ruff", "patterns", "lizard", "checks", "architecture")
+ANALYZER_ORDER = ("secrets", "ruff", "patterns", "flows", "lizard", "checks", "architecture")
 ARCHITECTURE_CHECKS = frozenset({"import-cycles", "module-fan-in-out", "oversized-module", "layering-rules"})
 
 
@@ -64,7 +64,7 @@ class Ownership:
         """The agent that reports a hit with this claim."""
         if claim.analyzer == "ruff":
             return next((agent for prefix, agent in self.ruff if claim.key.startswith(prefix)), None)
-        if claim.analyzer == "rules":
+        if claim.analyzer in ("rules", "flows"):
             by_id = self.rules.get(rule_id.split(":", 1)[-1])
             return by_id or self.rules.get(claim.key)
         if claim.analyzer == "fluxdrive":
@@ -88,6 +88,8 @@ class Ownership:
             wanted.add("ruff")
         if spec.ast_grep:
             wanted.add("patterns")
+            if "security" in spec.ast_grep:
+                wanted.add("flows")  # data flow's hits are claimed as security rules
         if spec.lizard:
             wanted.add("lizard")
         if set(spec.checks) - ARCHITECTURE_CHECKS:

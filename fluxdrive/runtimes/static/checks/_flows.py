@@ -14,13 +14,14 @@ Two questions, two flows per function (memoized on the module, shared by every c
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
-from typing import Literal
 
 from fluxdrive.runtimes.static.checks._common import resolve_value
 from fluxdrive.runtimes.static.checks._scope import scope_of
 from fluxdrive.runtimes.static.checks.base import PyModule, is_constant
 from fluxdrive.runtimes.static.checks.taint import Flow, Opaque
+from fluxdrive.runtimes.static.provenance import Origin
+
+__all__ = ["Origin", "judge", "judge_text", "proven_clean", "statement_of", "tainted_at"]
 
 
 def statement_of(module: PyModule, node: ast.AST) -> ast.AST:
@@ -85,51 +86,6 @@ def proven_clean(module: PyModule, node: ast.AST, value: ast.AST, cleaners: tupl
     """
     found = _flow(module, node, True, cleaners)
     return found is not None and found[0].taint_at(value, found[1]) is None
-
-
-OriginKind = Literal["outside", "command line", "parameter", "unknown", "clean"]
-
-
-@dataclass(frozen=True, slots=True)
-class Origin:
-    """Where the value reaching a sink comes from, as far as the checks can tell.
-
-    ``outside``: the request, user input, the network (``label`` names it);
-    ``command line``: arguments of a command (whoever types them runs the program);
-    ``parameter``: a public function's parameter, chosen by its caller;
-    ``unknown``: a global, ``self.x``, a private helper's parameter, an unknown call;
-    ``clean``: constants, numbers, cleaned values: nothing to report.
-    """
-
-    kind: OriginKind
-    label: str = ""
-
-    @classmethod
-    def source(cls, label: str) -> Origin:
-        """The origin of a value :func:`tainted_at` found outside data in."""
-        return cls("command line" if label.startswith("command-line") else "outside", label)
-
-    def severity(self, outside: str = "P0", parameter: str = "P0", unknown: str = "P2") -> str | None:
-        """The severity a dangerous sink gets from this origin (None: not a finding)."""
-        return {
-            "outside": outside,
-            "command line": "P2",
-            "parameter": parameter,
-            "unknown": unknown,
-            "clean": None,
-        }[self.kind]
-
-    @property
-    def proof(self) -> str:
-        """What the flow proves, for the finding's confidence: the request's path high, a parameter medium."""
-        return {"outside": "high", "parameter": "medium", "command line": "medium", "unknown": "low"}.get(self.kind, "")
-
-    @property
-    def evidence(self) -> str:
-        """A phrase for the finding: "built from request.args", "check where `self.x` comes from"."""
-        if self.kind == "unknown":
-            return f"from {self.label}: check where it comes from" if self.label else "from a value of unknown origin"
-        return f"from {self.label}" if self.label else ""
 
 
 def judge(module: PyModule, node: ast.AST, value: ast.AST, cleaners: tuple[str, ...] = ()) -> Origin:

@@ -1,0 +1,51 @@
+"""Data flow for JavaScript/TypeScript and Go: from requests (and parameters) to sinks.
+
+The files are parsed with tree-sitter grammars through ast-grep
+(:mod:`.syntax`), turned into one small language-neutral picture
+(:mod:`.ir`), and read function by function (:mod:`.engine`) with the
+sources, sanitizers and sinks declared as data (:mod:`.spec`,
+``fluxdrive/data/taint/<family>.yaml``). A dangerous sink is always judged;
+where its value comes from decides the severity (:mod:`.sinks`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from fluxdrive.runtimes.static.flows.engine import Project
+from fluxdrive.runtimes.static.flows.ir import Module
+from fluxdrive.runtimes.static.flows.sinks import FlowHit
+from fluxdrive.runtimes.static.flows.spec import project_spec
+from fluxdrive.runtimes.static.flows.syntax import FLOW_LANGUAGES, read_module
+
+__all__ = ["FLOW_LANGUAGES", "FlowHit", "FlowResult", "analyse"]
+
+
+@dataclass(frozen=True)
+class FlowResult:
+    hits: tuple[FlowHit, ...]
+    notes: tuple[str, ...]
+
+
+def analyse(files: Iterable[tuple[str, str, str]], root: Path | None = None) -> FlowResult:
+    """Hits for ``(path, language, text)`` files; each language family is one project."""
+    by_family: dict[str, list[Module]] = {}
+    notes: list[str] = []
+    for path, language, text in files:
+        family = FLOW_LANGUAGES.get(language)
+        if family is None:
+            continue
+        try:
+            by_family.setdefault(family, []).append(read_module(text, path, language))
+        except (RecursionError, ValueError, RuntimeError) as exc:  # a parser failure skips one file
+            notes.append(f"data flow skipped {path}: {type(exc).__name__}")
+    hits: list[FlowHit] = []
+    for family, modules in sorted(by_family.items()):
+        spec, problem = project_spec(family, root)
+        if problem:
+            notes.append(problem)
+        hits.extend(Project(modules, spec).analyse())
+    hits.sort(key=lambda h: (h.path, h.line, h.sink.name))
+    return FlowResult(tuple(hits), tuple(notes))

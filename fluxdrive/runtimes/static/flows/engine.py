@@ -1,0 +1,742 @@
+"""Data flow inside one function, with summaries of the project's own functions across files.
+
+Each function is read once, statement by statement in source order: a name
+takes the value assigned to it (replacing the old one at the function's top
+level, joining it inside a branch or loop, where the old value may survive),
+and every call is checked against the sinks as it is met. Parameters start
+as ``parameter`` (a public function: its caller chooses them) or ``unknown``
+(a private helper), a request handler's request object as ``outside``.
+
+What a function does with its parameters is kept as a :class:`Summary`
+(which parameters its result carries, which parameters reach which sink),
+so ``run(req.query.cmd)`` in one file is reported when ``run`` passes its
+argument to ``child_process.exec`` in another. Summaries are computed in two
+rounds over the whole project (a helper of a helper is seen), and hits are
+kept only from the last round.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from fluxdrive.runtimes.static.flows.ir import (
+    Arr,
+    Assign,
+    Call,
+    Concat,
+    Const,
+    Evaluate,
+    Expr,
+    Function,
+    Guard,
+    Index,
+    Lambda,
+    Loop,
+    Member,
+    Module,
+    Name,
+    Obj,
+    Other,
+    Return,
+    Statement,
+    Unpack,
+)
+from fluxdrive.runtimes.static.flows.sinks import FlowHit, SinkChecker
+from fluxdrive.runtimes.static.flows.spec import FlowSpec
+from fluxdrive.runtimes.static.flows.values import CLEAN, HOLE, Taint, Value, join, text_of, unknown
+
+CALLBACK_METHODS = {
+    "forEach": 0, "map": 0, "filter": 0, "some": 0, "every": 0, "find": 0, "findIndex": 0,
+    "flatMap": 0, "reduce": 1, "then": 0, "sort": 0,
+}  # fmt: skip
+DECORATOR_NAME = re.compile(r"@\s*([A-Za-z_$][\w$]*)")
+SCRIPT_SUFFIXES = (".js", ".ts", ".mjs", ".cjs", ".tsx", ".jsx", ".mts", ".cts")
+ROUNDS = 2
+
+
+@dataclass(frozen=True, slots=True)
+class SummarySink:
+    """A parameter of a function that reaches a sink inside it (or inside what it calls)."""
+
+    param: int
+    sink: str
+    callee: str
+    path: str
+    line: int
+
+
+@dataclass
+class Summary:
+    """What a function does with its parameters, as its callers need to know."""
+
+    returns: set[int] = field(default_factory=set)
+    sinks: dict[tuple[int, str], SummarySink] = field(default_factory=dict)
+    outside: str | None = None
+    unknown: bool = False
+
+
+def normalize_module(name: str) -> str:
+    """One spelling per module: ``node:fs``, ``fs/promises`` and ``fs.promises`` are all ``fs``."""
+    name = name.removeprefix("node:")
+    for alias in ("fs/promises", "fs.promises"):
+        if name == alias or name.startswith(alias + "."):
+            name = "fs" + name[len(alias) :]
+    return name
+
+
+def dotted(expr: Expr) -> str | None:
+    """``req.query.id`` for a chain of names and fields, else None."""
+    if isinstance(expr, Name):
+        return expr.id
+    if isinstance(expr, Member):
+        base = dotted(expr.obj)
+        return f"{base}.{expr.name}" if base else None
+    if isinstance(expr, Call) and not expr.args:
+        base = dotted(expr.func)
+        return f"{base}()" if base else None
+    return None
+
+
+def root_name(expr: Expr) -> str:
+    """The first name of a chain (``res`` in ``res.status(302).redirect``)."""
+    while True:
+        if isinstance(expr, Name):
+            return expr.id
+        if isinstance(expr, Member | Index):
+            expr = expr.obj
+        elif isinstance(expr, Call):
+            expr = expr.func
+        else:
+            return ""
+
+
+def names_in(expr: Expr) -> Iterator[str]:
+    """Every dotted chain read in an expression (for guards: which values a check looks at)."""
+    path = dotted(expr)
+    if path and not path.endswith("()"):
+        yield path
+    if isinstance(expr, Member):
+        yield from names_in(expr.obj)
+    elif isinstance(expr, Index):
+        yield from names_in(expr.obj)
+        yield from names_in(expr.key)
+    elif isinstance(expr, Call):
+        yield from names_in(expr.func)
+        for arg in expr.args:
+            yield from names_in(arg)
+    elif isinstance(expr, Concat | Other):
+        for part in expr.parts:
+            yield from names_in(part)
+
+
+class Project:
+    """Every parsed file of one language family, its functions indexed for calls between them."""
+
+    def __init__(self, modules: Iterable[Module], spec: FlowSpec) -> None:
+        modules = list(modules)
+        self.spec = spec
+        self.modules = {m.path: m for m in modules}
+        self.functions: dict[tuple[str, str], Function] = {}
+        self.attributes: dict[tuple[str, str], dict[str, Value]] = {}
+        self.summaries: dict[tuple[str, str], Summary] = {}
+        self.handlers: dict[str, set[str]] = {}
+        self.owners = {m.path: frozenset(f.owner for f in m.functions if f.owner) | set(m.classes) for m in modules}
+        self.directories: dict[str, list[Module]] = {}
+        for module in self.modules.values():
+            for function in module.functions:
+                self.functions.setdefault((module.path, function.qualified), function)
+            self.directories.setdefault(posixpath.dirname(module.path), []).append(module)
+
+    # ---------------------------------------------------------------- running
+    def analyse(self) -> list[FlowHit]:
+        """Every sink hit in the project (summaries refined over :data:`ROUNDS` rounds)."""
+        hits: list[FlowHit] = []
+        for round_number in range(ROUNDS):
+            last = round_number == ROUNDS - 1
+            hits = []
+            for module in self.modules.values():
+                hits.extend(self._module(module, report=last))
+        return hits
+
+    def _module(self, module: Module, *, report: bool) -> list[FlowHit]:
+        checker = SinkChecker(self.spec, module.path, report=report)
+        top = FunctionFlow(self, module, module.top, checker)
+        top.run()
+        owners = self.owners[module.path]
+        ordered = sorted(module.functions, key=lambda f: f.role != "constructor" and f.name not in owners)
+        for function in ordered:
+            flow = FunctionFlow(self, module, function, checker, env=dict(top.module_env()))
+            flow.run()
+            self.summaries[(module.path, function.qualified)] = flow.summary
+        return checker.hits
+
+    # -------------------------------------------------------------- resolving
+    def resolve(
+        self, module: Module, func: Expr, owner: str, env: dict[str, Value], receiver: str = ""
+    ) -> tuple[str, str] | None:
+        """The project function a call names: same file, ``this.m()``, a relative import, the same Go package."""
+        if isinstance(func, Name):
+            if func.id in env and not env[func.id].alias:
+                return None  # a local variable shadows the function
+            key = (module.path, func.id)
+            if key in self.functions and not self.functions[key].owner:
+                return key
+            imported = module.imports.get(func.id)
+            if imported is not None:
+                return self._imported(module, imported)
+            if module.language == "go":
+                return self._same_package(module, func.id)
+            return None
+        if isinstance(func, Member) and isinstance(func.obj, Name):
+            base = func.obj.id
+            if (base == "this" or (receiver and base == receiver)) and owner:
+                key = (module.path, f"{owner}.{func.name}")
+                return key if key in self.functions else None
+            imported = module.imports.get(base)
+            if imported is not None and base not in env and "#" not in imported:
+                return self._imported(module, f"{imported}#{func.name}")
+        return None
+
+    def _imported(self, module: Module, imported: str) -> tuple[str, str] | None:
+        """A function of another project file: ``./utils#run`` (JavaScript), ``example.com/app/util#Run`` (Go)."""
+        source, _, name = imported.partition("#")
+        if module.language == "go":
+            for directory, members in self.directories.items():
+                if directory and (source == directory or source.endswith("/" + directory)):
+                    found = self._in_modules(members, name)
+                    if found:
+                        return found
+            return None
+        if not source.startswith("."):
+            return None
+        for candidate in self._script_paths(module.path, source):
+            if candidate in self.modules:
+                return self._exported_function(self.modules[candidate], name or "default")
+        return None
+
+    def _script_paths(self, importer: str, spec: str) -> Iterator[str]:
+        base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
+        yield base
+        for suffix in SCRIPT_SUFFIXES:
+            yield base + suffix
+            yield f"{base}/index{suffix}"
+
+    def _exported_function(self, module: Module, name: str) -> tuple[str, str] | None:
+        key = (module.path, name)
+        if key in self.functions:
+            return key
+        if name == "default":
+            exported = [f for f in module.functions if f.exported and not f.owner]
+            if len(exported) == 1:
+                return (module.path, exported[0].name)
+        return None
+
+    def _same_package(self, module: Module, name: str) -> tuple[str, str] | None:
+        return self._in_modules(self.directories.get(posixpath.dirname(module.path), []), name)
+
+    def _in_modules(self, modules: list[Module], name: str) -> tuple[str, str] | None:
+        for member in modules:
+            key = (member.path, name)
+            if key in self.functions and not self.functions[key].owner:
+                return key
+        return None
+
+
+class FunctionFlow:
+    """The values of one function's names, statement by statement, checking each call on the way."""
+
+    def __init__(
+        self,
+        project: Project,
+        module: Module,
+        function: Function,
+        checker: SinkChecker,
+        *,
+        env: dict[str, Value] | None = None,
+        params: dict[int, Value] | None = None,
+        closure: bool = False,
+    ) -> None:
+        self.project = project
+        self.spec = project.spec
+        self.module = module
+        self.function = function
+        self.checker = checker
+        self.env: dict[str, Value] = dict(env or {})
+        self.cleaned_paths: dict[str, frozenset[str]] = {}
+        self.arrays: dict[str, list[Expr]] = {}
+        self.summary = Summary()
+        self.closure = closure
+        owners = project.owners.get(module.path, frozenset())
+        self.owner = function.owner or (function.name if function.name in owners else "")
+        self._bind_params(params or {})
+
+    # ------------------------------------------------------------ parameters
+    def _bind_params(self, given: dict[int, Value]) -> None:
+        function = self.function
+        handler = function.name in self.project.handlers.get(self.module.path, set())
+        public = function.exported and not self.closure and not function.name.startswith(("_", "#"))
+        for param in function.params:
+            value = given.get(param.position)
+            if value is None:
+                value = self._param_value(param.name, param.type, param.decorators, param.position, public, handler)
+            if param.fields:
+                for bound, read in param.fields:
+                    self.env[bound] = self.field(value, read, f"{param.name}.{read}") if read else value
+            else:
+                self.env[param.name] = value
+
+    def _param_value(
+        self, name: str, type_text: str, decorators: tuple[str, ...], position: int, public: bool, handler: bool
+    ) -> Value:
+        spec = self.spec
+        for decorator in decorators:
+            match = DECORATOR_NAME.search(decorator)
+            if match and match.group(1) in spec.decorators:
+                label = spec.decorators[match.group(1)]
+                if match.group(1) in ("Req", "Request"):
+                    return self.request_value(name)
+                return Value(frozenset({Taint("outside", f"{name} ({label})")}))
+        bare = re.sub(r"<.*>|\[\]|^\*|\s", "", type_text)
+        if bare and bare in spec.request_types:
+            return self.request_value(name)
+        if (handler and position == 0) or (name in spec.request_names and not bare):
+            return self.request_value(name)
+        if name in spec.request_names and bare.split(".")[-1] in {t.split(".")[-1] for t in spec.request_types}:
+            return self.request_value(name)
+        if self.module.language == "go" and bare in spec.archive.get("types", frozenset()):
+            return Value(frozenset({Taint("outside", f"{name} (an archive entry)")}), frozenset({"archive"}))
+        kind = "parameter" if public else "unknown"
+        index = -1 if self.closure else position  # a callback's parameters are not its outer function's
+        return Value(frozenset({Taint(kind, f"parameter {name}", index)}))
+
+    def request_value(self, name: str) -> Value:
+        """The incoming request object: its fields are outside data, passing it whole passes them all."""
+        return Value(frozenset({Taint("outside", name)}), frozenset({"request"}))
+
+    def module_env(self) -> dict[str, Value]:
+        """The names a file's top level leaves for its functions (constants, imports, module objects)."""
+        return {k: v for k, v in self.env.items() if not any(t.kind == "outside" for t in v.taints)}
+
+    # ------------------------------------------------------------ statements
+    def run(self) -> None:
+        """Read every statement in order."""
+        for statement in self.function.body:
+            self.statement(statement)
+
+    def statement(self, statement: Statement) -> None:
+        match statement:
+            case Assign(target=target, value=value, nested=nested, add=add):
+                self.assign(target, self.eval(value), nested=nested, add=add, line=statement.line)
+                if isinstance(target, Name) and isinstance(value, Arr) and not add:
+                    self.arrays[target.id] = list(value.items)  # an argument vector built before the call
+            case Unpack(names=names, value=value, nested=nested):
+                whole = self.eval(value)
+                for bound, read in names:
+                    part = (
+                        self.field(whole, read, f"{dotted(value) or 'value'}.{read}") if read else self.element(whole)
+                    )
+                    self.bind(bound, part, nested)
+            case Loop(key=key, item=item, source=source):
+                whole = self.eval(source)
+                if key:
+                    keys = Value(whole.taints, frozenset(), None, None)
+                    self.bind(key, keys, True)
+                if item:
+                    self.bind(item, self.element(whole), True)
+            case Evaluate(expr=expr):
+                self.eval(expr)
+            case Return(value=value):
+                if value is not None:
+                    self._returned(self.eval(value))
+            case Guard(condition=condition):
+                self.eval(condition)
+                self.guard(condition)
+
+    def _returned(self, value: Value) -> None:
+        summary = self.summary
+        summary.returns |= value.params
+        for taint in value.taints:
+            if taint.kind == "outside" and summary.outside is None:
+                summary.outside = taint.label
+            elif taint.kind == "unknown" and taint.param < 0:
+                summary.unknown = True
+
+    def bind(self, name: str, value: Value, nested: bool) -> None:
+        """``name`` now holds ``value`` (joined with what it held when inside a branch)."""
+        if nested and name in self.env:
+            value = join([self.env[name], value])
+        self.env[name] = value
+        self.cleaned_paths = {k: v for k, v in self.cleaned_paths.items() if k != name and not k.startswith(name + ".")}
+
+    def assign(self, target: Expr, value: Value, *, nested: bool, add: bool, line: int) -> None:
+        """An assignment to a name, a field (``this.x``, ``el.innerHTML``) or an element."""
+        if isinstance(target, Name):
+            if add and target.id in self.env:
+                old = self.env[target.id]
+                value = join([old, value], text=text_of(old) + text_of(value))
+            self.bind(target.id, value, nested and not add)
+            return
+        if isinstance(target, Member):
+            self.checker.property(target, value, self, line)
+            if isinstance(target.obj, Name) and target.obj.id == "this" and self.owner:
+                attributes = self.project.attributes.setdefault((self.module.path, self.owner), {})
+                old_attribute = attributes.get(target.name)
+                attributes[target.name] = value if old_attribute is None else join([old_attribute, value])
+                return
+        base = root_name(target)
+        if base and base in self.env and base != "this":  # a field of a local object: the object holds it now
+            self.env[base] = join([self.env[base], Value(value.taints)])
+
+    # ------------------------------------------------------------ guards
+    def guard(self, condition: Expr) -> None:
+        """Checks in an ``if`` make the values they look at trusted for the matching sinks."""
+        for call, negated in _calls_in(condition):
+            del negated
+            method = (
+                call.func.name
+                if isinstance(call.func, Member)
+                else (call.func.id if isinstance(call.func, Name) else "")
+            )
+            callee = self.callee(call.func)
+            last = callee.rsplit(".", 1)[-1] if callee else method
+            classes = {kind for kind, names in self.spec.guards.items() if last in names or callee in names}
+            if not classes:
+                continue
+            looked_at: list[str] = []
+            if isinstance(call.func, Member):
+                looked_at.extend(names_in(call.func.obj))
+                if last in ("includes", "has", "indexOf") and call.args:
+                    receiver = self.eval_quiet(call.func.obj)
+                    if not receiver.taints or "module" in receiver.tags:  # ALLOWED.includes(x): an allow list
+                        looked_at = list(names_in(call.args[0]))
+                        classes = {"all"}
+            if not isinstance(call.func, Member) or "module" in self.eval_quiet(call.func.obj).tags:
+                for arg in call.args[:1]:
+                    looked_at.extend(names_in(arg))
+            for path in looked_at:
+                self.cleaned_paths[path] = self.cleaned_paths.get(path, frozenset()) | frozenset(classes)
+        for compared in _compared_to_constant(condition):
+            self.cleaned_paths[compared] = frozenset({"all"})
+
+    def eval_quiet(self, expr: Expr) -> Value:
+        """A value without reporting (a guard's receiver, evaluated again)."""
+        saved = self.checker.report
+        self.checker.report = False
+        try:
+            return self.eval(expr)
+        finally:
+            self.checker.report = saved
+
+    # ------------------------------------------------------------ expressions
+    def eval(self, expr: Expr) -> Value:
+        """The value of an expression; calls in it are checked against the sinks."""
+        match expr:
+            case Const(kind="string", value=text):
+                return Value(text=text)
+            case Const(kind="regex", value=text):
+                self.checker.regex_literal(expr, self)
+                return Value(tags=frozenset({"regex"}), text=text)
+            case Const():
+                return CLEAN
+            case Name():
+                return self._cleaned(expr.id, self.name(expr))
+            case Member():
+                return self._cleaned(dotted(expr), self.member(expr))
+            case Index(obj=obj, key=key):
+                self.eval(key)
+                return self.element(self.eval(obj))
+            case Call():
+                return self.call(expr)
+            case Concat(parts=parts):
+                values = [self.eval(p) for p in parts]
+                return join(values, text="".join(text_of(v) for v in values))
+            case Obj(entries=entries):
+                return join([self._entry(k, v) for k, v in entries]) if entries else CLEAN
+            case Arr(items=items):
+                return join([self.eval(i) for i in items]) if items else CLEAN
+            case Lambda(function=function):
+                self.closure_flow(function, {})
+                return Value(tags=frozenset({"function"}))
+            case Other(parts=parts, number=number):
+                values = [self.eval(p) for p in parts]
+                return CLEAN if number else join(values)
+        return CLEAN
+
+    def _entry(self, key: str | None, value: Expr) -> Value:
+        if key in ("Query", "Mutation", "Subscription") and isinstance(value, Obj):  # GraphQL resolvers
+            for _name, resolver in value.entries:
+                if isinstance(resolver, Lambda):
+                    label = Value(frozenset({Taint("outside", "a GraphQL argument")}))
+                    self.closure_flow(resolver.function, {1: label})
+            return CLEAN
+        return self.eval(value)
+
+    def _cleaned(self, path: str | None, value: Value) -> Value:
+        if path and path in self.cleaned_paths:
+            return value.cleaned(self.cleaned_paths[path])
+        return value
+
+    def closure_flow(self, function: Function, params: dict[int, Value]) -> FunctionFlow:
+        """A function written inside this one: it sees this one's names as they are now."""
+        flow = FunctionFlow(
+            self.project, self.module, function, self.checker, env=self.env, params=params, closure=True
+        )
+        flow.cleaned_paths = dict(self.cleaned_paths)
+        flow.run()
+        for key, sink in flow.summary.sinks.items():  # a closure's use of our parameter is ours
+            self.summary.sinks.setdefault(key, sink)
+        return flow
+
+    def name(self, expr: Name) -> Value:
+        """A name: local, imported, a project function, a known global, or unknown."""
+        name = expr.id
+        if name in self.env:
+            return self.env[name]
+        spec = self.spec
+        imported = self.module.imports.get(name)
+        if imported is not None:
+            return Value(tags=frozenset({"module"}), alias=normalize_module(imported))
+        if name in spec.globals:
+            return self._source(name, spec.globals[name])
+        if name in spec.clean:
+            return CLEAN
+        if name == "this":
+            return Value(tags=frozenset({"this"}))
+        if (self.module.path, name) in self.project.functions:
+            return Value(tags=frozenset({"function"}), alias=name)
+        return Value(frozenset({Taint("unknown", name)}), alias=name)
+
+    def _source(self, label_path: str, label: str) -> Value:
+        kind = "command line" if label.startswith("command-line") else "outside"
+        return Value(frozenset({Taint(kind, f"{label_path} ({label})" if kind == "outside" else label_path)}))
+
+    def member(self, expr: Member) -> Value:
+        """``obj.name``: a request's field, a module's member, ``this.x``, or a part of the object's data."""
+        spec = self.spec
+        if isinstance(expr.obj, Name) and expr.obj.id == "this" and "this" not in self.env:
+            attributes = self.project.attributes.get((self.module.path, self.owner), {})
+            if expr.name in attributes:
+                return attributes[expr.name]
+            return Value(frozenset({Taint("unknown", f"this.{expr.name}")}))
+        base = self.eval(expr.obj)
+        path = dotted(expr) or expr.name
+        if "request" in base.tags:
+            if expr.name in spec.not_fields.get(dotted(expr.obj) or "", ()):
+                return Value(frozenset({Taint("unknown", path)}))
+            if expr.name in spec.request_fields:
+                return Value(frozenset({Taint("outside", path)}))
+            if expr.name in spec.request_nested:
+                return self.request_value(path)
+            if expr.name in spec.request_methods:
+                return Value(tags=frozenset({"request-method"}), alias=path)
+            return Value(frozenset({Taint("unknown", path)}))
+        if base.alias and ("module" in base.tags or any(t.kind == "unknown" for t in base.taints)):
+            alias = f"{base.alias}.{expr.name}"
+            if alias in spec.globals:
+                return self._source(alias, spec.globals[alias])
+            if alias in spec.clean:
+                return CLEAN
+            return Value(base.taints, base.tags & {"module"}, alias)
+        if expr.name == "length":
+            return CLEAN
+        archive = spec.archive.get("fields", frozenset())
+        if "archive" in base.tags and expr.name in archive:  # reported where the name is read: the fix goes there
+            return Value(frozenset({Taint("outside", f"{path} (an archive entry's name)", at=expr.line)}))
+        return Value(_longer_labels(base.taints, dotted(expr.obj), path), base.tags & {"archive"})
+
+    def field(self, value: Value, read: str, path: str) -> Value:
+        """The field ``read`` of a value already computed (destructuring)."""
+        spec = self.spec
+        if "request" in value.tags:
+            if read in spec.not_fields.get(path.rpartition(".")[0], ()):
+                return Value(frozenset({Taint("unknown", path)}))
+            if read in spec.request_fields:
+                return Value(frozenset({Taint("outside", path)}))
+            if read in spec.request_nested:
+                return self.request_value(path)
+            return Value(frozenset({Taint("unknown", path)}))
+        if value.alias and "module" in value.tags:
+            return Value(tags=frozenset({"module"}), alias=f"{value.alias}.{read}")
+        return Value(_longer_labels(value.taints, path.rpartition(".")[0], path), value.tags & {"archive"})
+
+    def element(self, value: Value) -> Value:
+        """An element of a list, a key or value of a map: it carries the container's data."""
+        return Value(value.taints, value.tags & {"archive", "request"} if "archive" in value.tags else frozenset())
+
+    # ------------------------------------------------------------ calls
+    def callee(self, func: Expr) -> str:
+        """The canonical name of what is called (``child_process.exec``, ``res.redirect``, ``eval``)."""
+        if isinstance(func, Name):
+            value = self.env.get(func.id)
+            if value is not None and value.alias:
+                return value.alias
+            imported = self.module.imports.get(func.id)
+            return normalize_module(imported) if imported else func.id
+        if isinstance(func, Member):
+            if isinstance(func.obj, Call) and isinstance(func.obj.func, Name) and func.obj.func.id == "require":
+                first = func.obj.args[0] if func.obj.args else None
+                if isinstance(first, Const):
+                    return normalize_module(f"{first.value}.{func.name}")
+            base = self.callee(func.obj) if isinstance(func.obj, Name | Member) else "?"
+            return normalize_module(f"{base}.{func.name}")
+        return "?"
+
+    def call(self, expr: Call) -> Value:
+        """A call's result; its arguments are checked against sinks and summaries."""
+        func = expr.func
+        receiver: Value | None = self.eval(func.obj) if isinstance(func, Member) else None
+        method = func.name if isinstance(func, Member) else (func.id if isinstance(func, Name) else "")
+        callee = self.callee(func)
+        if isinstance(func, Name) and func.id in self.env and self.env[func.id].alias:
+            callee = self.env[func.id].alias or callee
+        args = self._arguments(expr, method, receiver)
+        target = self.project.resolve(self.module, func, self.owner, self.env, self.function.receiver)
+        if target is not None:
+            return self._project_call(expr, target, args)
+        self.checker.call(expr, callee, args, self)
+        self._bind_outputs(expr, method, callee, receiver, args)
+        if method == "push" and isinstance(func, Member) and isinstance(func.obj, Name) and func.obj.id in self.arrays:
+            self.arrays[func.obj.id].extend(expr.args)
+        return self._sourced(expr, callee, method, receiver, args) or self._result(expr, callee, method, receiver, args)
+
+    def _sourced(self, expr: Call, callee: str, method: str, receiver: Value | None, args: list[Value]) -> Value | None:
+        """The result of a call that reads outside data (or a module, or a type assertion), else None."""
+        spec = self.spec
+        func = expr.func
+        if callee in spec.calls:
+            return self._source(callee, spec.calls[callee])
+        if callee.startswith("<as:"):  # a Go type assertion: the same value, seen as an archive entry when it is one
+            seen = join(args)
+            if callee[4:-1].lstrip("*") in spec.archive.get("types", frozenset()):
+                return Value(seen.taints, seen.tags | {"archive"})
+            return seen
+        if receiver is not None and "request" in receiver.tags and method in spec.request_methods:
+            obj = func.obj if isinstance(func, Member) else func
+            return Value(frozenset({Taint("outside", f"{dotted(obj) or 'request'}.{method}()")}))
+        if receiver is not None and "request-method" in receiver.tags:
+            return Value(frozenset({Taint("outside", f"{receiver.alias}()")}))
+        if callee == "require" and args and args[0].text and HOLE not in args[0].text:
+            return Value(tags=frozenset({"module"}), alias=normalize_module(args[0].text))
+        return None
+
+    def _result(self, expr: Call, callee: str, method: str, receiver: Value | None, args: list[Value]) -> Value:
+        """What an ordinary call returns: archives, cleaned values, data passed through, or something unknown."""
+        spec = self.spec
+        archive = spec.archive.get("calls", frozenset())
+        if callee in archive or (method in spec.archive.get("methods", frozenset()) and receiver is not None
+                                 and "archive" in receiver.tags):  # fmt: skip
+            return Value(tags=frozenset({"archive"}))
+        cleaned = spec.cleaned_by(callee)
+        tag_classes = {kind for kind, names in spec.tags.items() if callee in names}
+        if "all" in cleaned:
+            return CLEAN
+        if cleaned or tag_classes:
+            return join([*args, receiver or CLEAN]).cleaned(cleaned | tag_classes)
+        carried = [*args]
+        if receiver is not None and (receiver.taints and "module" not in receiver.tags):
+            return join([receiver, *carried])
+        if callee in spec.pure or method in spec.pure_methods:
+            return join([*(carried or [CLEAN]), *([receiver] if receiver is not None else [])])
+        if receiver is not None and "module" not in receiver.tags and not receiver.alias:
+            return unknown(f"{dotted(expr.func) or method}()")  # a method of an object: its data, not the arguments
+        return join([unknown(f"{callee}()"), *carried])
+
+    def _arguments(self, expr: Call, method: str, receiver: Value | None) -> list[Value]:
+        spec = self.spec
+        handler = (
+            method in spec.handler_methods
+            and isinstance(expr.func, Member)
+            and (
+                (expr.args and isinstance(expr.args[0], Const) and expr.args[0].value.startswith("/"))
+                or root_name(expr.func.obj) in spec.handler_receivers
+            )
+        )
+        values: list[Value] = []
+        for arg in expr.args:
+            if isinstance(arg, Lambda):
+                params: dict[int, Value] = {}
+                if handler:
+                    params[0] = self.request_value(arg.function.params[0].name if arg.function.params else "req")
+                elif method in CALLBACK_METHODS and receiver is not None:
+                    params[CALLBACK_METHODS[method]] = self.element(receiver)
+                self.closure_flow(arg.function, params)
+                values.append(Value(tags=frozenset({"function"})))
+            elif isinstance(arg, Obj) and handler:
+                for key, entry in arg.entries:
+                    if key == "handler" and isinstance(entry, Lambda):
+                        self.closure_flow(entry.function, {0: self.request_value("request")})
+                values.append(self.eval(arg))
+            elif isinstance(arg, Name) and handler and arg.id not in self.env:
+                self.project.handlers.setdefault(self.module.path, set()).add(arg.id)
+                values.append(self.eval(arg))
+            else:
+                values.append(self.eval(arg))
+        return values
+
+    def _bind_outputs(self, expr: Call, method: str, callee: str, receiver: Value | None, args: list[Value]) -> None:
+        """``c.ShouldBindJSON(&input)``, ``json.NewDecoder(r.Body).Decode(&v)``: the argument is filled from outside."""
+        if method not in self.spec.binders and callee not in self.spec.binders:
+            return
+        given = [receiver, *args] if receiver is not None else args
+        found = next((t for v in given for t in v.taints if t.kind == "outside"), None)
+        if found is None:
+            return
+        for arg, value in zip(expr.args, args, strict=False):
+            if isinstance(arg, Name) and not any(t.kind == "outside" for t in value.taints):
+                self.env[arg.id] = Value(frozenset({Taint("outside", f"{arg.id} (filled from {found.label})")}))
+
+    def _project_call(self, expr: Call, target: tuple[str, str], args: list[Value]) -> Value:
+        summary = self.project.summaries.get(target)
+        name = target[1]
+        if summary is None:
+            return join([unknown(f"{name}()"), *args])
+        for sink in summary.sinks.values():
+            if sink.param < len(args):
+                self.checker.through(expr, name, sink, args[sink.param], self)
+            elif self.project.functions[target].variadic and args:
+                self.checker.through(expr, name, sink, join(args[sink.param :] or args[-1:]), self)
+        values = [args[i] for i in sorted(summary.returns) if i < len(args)]
+        if summary.outside:
+            values.append(Value(frozenset({Taint("outside", summary.outside)})))
+        if summary.unknown:
+            values.append(unknown(f"{name}()"))
+        return join(values) if values else CLEAN
+
+
+def _longer_labels(taints: frozenset[Taint], base: str | None, path: str) -> frozenset[Taint]:
+    """``req.query`` read further as ``req.query.dir`` names the field in findings."""
+    if not base:
+        return taints
+    return frozenset(
+        Taint(t.kind, path, t.param, t.cleaned, t.at) if t.kind == "outside" and t.label == base else t for t in taints
+    )
+
+
+def _calls_in(expr: Expr, negated: bool = False) -> Iterator[tuple[Call, bool]]:
+    if isinstance(expr, Call):
+        yield expr, negated
+        for arg in expr.args:
+            yield from _calls_in(arg, negated)
+        if isinstance(expr.func, Member):
+            yield from _calls_in(expr.func.obj, negated)
+    elif isinstance(expr, Other):
+        for part in expr.parts:
+            yield from _calls_in(part, negated)
+    elif isinstance(expr, Member):
+        yield from _calls_in(expr.obj, negated)
+
+
+def _compared_to_constant(expr: Expr) -> Iterator[str]:
+    """Names compared with a constant (``x === 'a'``): a value equal to a constant is that constant."""
+    if isinstance(expr, Other):
+        if expr.number and len(expr.parts) == 2:
+            left, right = expr.parts
+            for one, other in ((left, right), (right, left)):
+                path = dotted(one)
+                if path and isinstance(other, Const) and other.kind in ("string", "number"):
+                    yield path
+        for part in expr.parts:
+            yield from _compared_to_constant(part)

@@ -1,0 +1,296 @@
+"""Which calls are sinks, which of their arguments count, and what a value reaching one earns.
+
+A sink is always judged, never skipped: the value's strongest origin
+(:meth:`Value.origin`) picks the severity the sink class declares for it
+(``outside``: P0 for a shell; ``parameter``: P1; ``unknown``: P2; a class
+that lists no severity for an origin does not report it: a file path taken
+from a parameter is what a library is for). Argument vectors get their own
+reading (a ``--`` before the value, an option the value is attached to, a
+shell's ``-c``), and a project function whose parameter reaches a sink
+reports at the call that gives it outside data.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from fluxdrive.runtimes.static.flows.ir import Arr, Call, Concat, Const, Expr, Lambda, Member, Name, Obj
+from fluxdrive.runtimes.static.flows.spec import Argument, FlowSpec, SinkClass
+from fluxdrive.runtimes.static.flows.values import HOLE, Value
+from fluxdrive.runtimes.static.provenance import Origin
+
+if TYPE_CHECKING:
+    from fluxdrive.runtimes.static.flows.engine import FunctionFlow, SummarySink
+
+SQL_TEXT = re.compile(
+    r"\b(select\b[\s\S]*\bfrom|insert\s+into|update\b[\s\S]*\bset\b|delete\s+from|create\s+(table|index|view)|"
+    r"drop\s+(table|index|view)|alter\s+table|pragma\s|truncate\s|replace\s+into|merge\s+into|where\s+\w+\s*(=|like|in\b))",
+    re.IGNORECASE,
+)
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "cmd", "cmd.exe", "powershell", "pwsh", "powershell.exe"})
+SHELL_FLAGS = frozenset({"-c", "/c", "/C", "-Command", "-command", "-lc", "-ec"})
+
+
+@dataclass(frozen=True, slots=True)
+class FlowHit:
+    """A value reaching a sink, judged."""
+
+    sink: SinkClass
+    path: str
+    line: int
+    callee: str
+    origin: Origin
+    severity: str
+    program: str = ""
+    through: str = ""
+
+    @property
+    def title(self) -> str:
+        phrase = f"from {self.origin.label}" if self.origin.label else "from a value the review cannot see"
+        title = self.sink.title.format(origin=phrase, callee=self.callee, program=self.program or "the program")
+        return f"{title} through {self.through}" if self.through else title
+
+    @property
+    def why(self) -> str:
+        if self.origin.kind == "unknown":
+            source = self.origin.label or "code the review cannot see"
+            return f"{self.sink.why} The value comes from {source}: check that nothing from outside reaches it."
+        if self.origin.kind == "parameter":
+            return f"{self.sink.why} The value is the {self.origin.label} of a public function: its callers choose it."
+        return self.sink.why
+
+
+def selected(exprs: tuple[Expr, ...], values: list[Value], argument: Argument) -> Iterator[tuple[Expr, Value]]:
+    """The arguments a sink's declaration names."""
+    if argument.position is None or argument.mode == "rest":
+        start = argument.position or 0
+        yield from zip(exprs[start:], values[start:], strict=False)
+        return
+    position = argument.position if argument.position >= 0 else len(exprs) - 1
+    if 0 <= position < len(exprs) and position < len(values):
+        yield exprs[position], values[position]
+
+
+def counts(mode: str, expr: Expr, value: Value) -> bool:
+    """Whether an argument counts for a sink's mode (text, SQL, data as it came)."""
+    if isinstance(expr, Lambda) or "function" in value.tags:
+        return False
+    outside = any(t.kind == "outside" for t in value.taints)
+    if mode in ("text", "rest"):
+        return value.text is not None or outside
+    if mode == "sql":  # text that reads as SQL; request data passed as it came
+        if value.text is not None:
+            return HOLE in value.text and bool(SQL_TEXT.search(value.text))
+        return outside and not isinstance(expr, Const | Obj | Arr)
+    if mode in ("object", "whole"):
+        return not isinstance(expr, Obj) if mode == "whole" else not isinstance(expr, Const)
+    return True
+
+
+class SinkChecker:
+    """Collects the sink hits of one file (hits are kept only when ``report`` is on)."""
+
+    def __init__(self, spec: FlowSpec, path: str, *, report: bool) -> None:
+        self.spec = spec
+        self.path = path
+        self.report = report
+        self.hits: list[FlowHit] = []
+        self._seen: set[tuple[int, str]] = set()
+
+    # ----------------------------------------------------------------- judging
+    def judge(
+        self,
+        sink: SinkClass,
+        value: Value,
+        line: int,
+        callee: str,
+        flow: FunctionFlow,
+        *,
+        program: str = "",
+        through: str = "",
+    ) -> None:
+        """Report ``value`` at a sink of class ``sink`` with the severity its origin earns."""
+        self._remember(sink, value, line, callee, flow)
+        if sink.safe_prefix is not None and value.text and sink.safe_prefix.match(value.text):
+            return  # "/user/" + id stays on this site; "https://api.example.com/" + path keeps its host
+        origin, taint = value.origin(sink.name)
+        if taint is None or not self.report:
+            return
+        kind = "unknown" if origin.kind == "command line" else origin.kind
+        severity = sink.severity.get(kind)
+        if kind == "outside" and program and posixpath.basename(program) in sink.dangerous:
+            severity = sink.severity.get("dangerous", severity)
+        if taint.at and taint.at != line:  # reported where the fix goes; the sink is named in the title
+            callee, line = f"{callee} at line {line}", taint.at
+        if severity is None or (line, sink.name) in self._seen:
+            return
+        self._seen.add((line, sink.name))
+        self.hits.append(FlowHit(sink, self.path, line, callee, origin, severity, program, through))
+
+    def _remember(self, sink: SinkClass, value: Value, line: int, callee: str, flow: FunctionFlow) -> None:
+        """A parameter reaching the sink goes into the function's summary, for its callers."""
+        from fluxdrive.runtimes.static.flows.engine import SummarySink
+
+        for taint in value.taints:
+            if taint.param >= 0 and taint.reaches(sink.name):
+                flow.summary.sinks.setdefault(
+                    (taint.param, sink.name), SummarySink(taint.param, sink.name, callee, self.path, line)
+                )
+
+    # ------------------------------------------------------------------- calls
+    def call(self, expr: Call, callee: str, args: list[Value], flow: FunctionFlow) -> None:
+        """Check one call against every sink class."""
+        for sink in self.spec.sinks.values():
+            arguments = self._declared(sink, expr, callee)
+            if arguments is None:
+                continue
+            if sink.name == "argv":
+                self._argv(sink, expr, callee, args, flow, arguments)
+            elif sink.name == "program" and self._shell_option(expr):
+                command = self.spec.sinks.get("command")
+                for value in args[:2] if command is not None else []:
+                    self.judge(command, value, expr.line, callee, flow)  # type: ignore[arg-type]
+            else:
+                for argument in arguments:
+                    for arg, value in selected(expr.args, args, argument):
+                        if counts(argument.mode, arg, value):
+                            self.judge(sink, value, expr.line, callee, flow)
+                if sink.name == "nosql":
+                    self._where(expr, callee, flow)
+
+    def _declared(self, sink: SinkClass, expr: Call, callee: str) -> tuple[Argument, ...] | None:
+        """The arguments ``sink`` watches in this call, or None when the call is not one of its sinks."""
+        arguments = sink.calls.get(callee)
+        if arguments is not None:
+            if sink.writers and not (expr.args and _root(expr.args[0]) in sink.writers):
+                return None  # fmt.Fprintf(os.Stderr, ...) logs; fmt.Fprintf(w, ...) answers the request
+            return arguments
+        if not isinstance(expr.func, Member) or expr.func.name not in sink.methods:
+            return None
+        declared = sink.methods[expr.func.name]
+        if declared.receivers and _root(expr.func.obj) not in declared.receivers:
+            return None
+        if declared.safe_options and _has_option(expr, declared.safe_options):
+            return None
+        return declared.arguments
+
+    def _shell_option(self, expr: Call) -> bool:
+        """``spawn(cmd, args, { shell: true })``: the program and its arguments go through a shell."""
+        for arg in expr.args[1:]:
+            if isinstance(arg, Obj):
+                for key, value in arg.entries:
+                    if key == "shell" and not (isinstance(value, Const) and value.value in ("false", "null")):
+                        return True
+        return False
+
+    def _where(self, expr: Call, callee: str, flow: FunctionFlow) -> None:
+        """``{ $where: text }`` in a query runs JavaScript inside the database."""
+        code = self.spec.sinks.get("code")
+        for arg in expr.args:
+            if isinstance(arg, Obj) and code is not None:
+                for key, value in arg.entries:
+                    if key == "$where" and not isinstance(value, Lambda | Const):
+                        self.judge(code, flow.eval_quiet(value), expr.line, f"{callee} $where", flow)
+
+    def _argv(
+        self,
+        sink: SinkClass,
+        expr: Call,
+        callee: str,
+        args: list[Value],
+        flow: FunctionFlow,
+        arguments: tuple[Argument, ...],
+    ) -> None:
+        """Values placed in a program's argument vector without ``--`` before them."""
+        program_expr = expr.args[0] if expr.args else None
+        program = program_expr.value if isinstance(program_expr, Const) else ""
+        if (isinstance(expr.func, Member) and expr.func.name == "raw") or callee.endswith("simple-git.raw"):
+            program = "git"
+        for argument in arguments:
+            items = self._items(expr, args, argument, flow)
+            self._vector(sink, items, expr.line, callee, program, flow)
+
+    def _items(
+        self, expr: Call, args: list[Value], argument: Argument, flow: FunctionFlow
+    ) -> list[tuple[Expr, Value | None]]:
+        position = argument.position or 0
+        if argument.mode == "rest":
+            return [(e, None) for e in expr.args[position:]]
+        if position >= len(expr.args):
+            return []
+        vector = expr.args[position]
+        if isinstance(vector, Arr):
+            return [(e, None) for e in vector.items]
+        if isinstance(vector, Name) and vector.id in flow.arrays:
+            return [(e, None) for e in flow.arrays[vector.id]]
+        return [(vector, args[position] if position < len(args) else None)]
+
+    def _vector(
+        self,
+        sink: SinkClass,
+        items: list[tuple[Expr, Value | None]],
+        line: int,
+        callee: str,
+        program: str,
+        flow: FunctionFlow,
+    ) -> None:
+        shell = posixpath.basename(program) in SHELLS
+        command = self.spec.sinks.get("command")
+        next_is_command = False
+        for item, known in items:
+            if isinstance(item, Const):
+                if item.value == "--":
+                    return  # everything after is an operand, never an option
+                next_is_command = shell and item.value in SHELL_FLAGS
+                continue
+            value = known if known is not None else flow.eval_quiet(item)
+            if next_is_command and command is not None:
+                self.judge(command, value, line, callee, flow)
+                next_is_command = False
+                continue
+            if isinstance(item, Concat) and item.parts and _starts_with_option(item.parts[0]):
+                continue  # --opt=value: the value is attached to an option, it cannot become one
+            if value.text and value.text.startswith("-") and not value.text.startswith(HOLE):
+                continue
+            self.judge(sink, value, line, callee, flow, program=program)
+
+    # ------------------------------------------------------- summaries, fields
+    def through(self, expr: Call, name: str, sink: SummarySink, value: Value, flow: FunctionFlow) -> None:
+        """A call giving a project function data that its parameter carries to a sink."""
+        declared = self.spec.sinks.get(sink.sink)
+        if declared is None:
+            return
+        for taint in value.taints:
+            if taint.param >= 0 and taint.reaches(sink.sink):
+                self._remember(declared, Value(frozenset({taint})), expr.line, sink.callee, flow)
+        outside = Value(frozenset(t for t in value.taints if t.kind == "outside"))
+        if outside.taints:
+            self.judge(declared, outside, expr.line, sink.callee, flow, through=f"{name}() ({sink.path}:{sink.line})")
+
+    def property(self, target: Member, value: Value, flow: FunctionFlow, line: int) -> None:
+        """``el.innerHTML = value``: assigning to a property that writes HTML."""
+        for sink in self.spec.sinks.values():
+            if target.name in sink.properties:
+                self.judge(sink, value, line, f".{target.name}", flow)
+
+    def regex_literal(self, expr: Const, flow: FunctionFlow) -> None:
+        """A regular expression literal (ReDoS is judged where one is applied to a value)."""
+        del expr, flow
+
+
+def _has_option(expr: Call, names: frozenset[str]) -> bool:
+    return any(isinstance(arg, Obj) and any(key in names for key, _ in arg.entries) for arg in expr.args)
+
+
+def _root(expr: Expr) -> str:
+    while isinstance(expr, Member | Call):
+        expr = expr.obj if isinstance(expr, Member) else expr.func
+    return expr.id if isinstance(expr, Name) else ""
+
+
+def _starts_with_option(part: Expr) -> bool:
+    return isinstance(part, Const) and part.kind == "string" and part.value.startswith("-")
