@@ -94,8 +94,20 @@ ALLOWED = {
         "fluxdrive.verdicts",
     },
     # Checks are pure functions over syntax trees: nothing but their own framework.
-    # (and the per-file time bound they stop at: a stdlib-only module)
-    "fluxdrive.runtimes.static.checks": {"fluxdrive.runtimes.static.checks", "fluxdrive.runtimes.static.bounds"},
+    # (and the per-file time bound they stop at, the regex analysis the ReDoS check asks, and the origin
+    # judgment they share with the JavaScript/Go flow engine: stdlib-only modules)
+    "fluxdrive.runtimes.static.checks": {
+        "fluxdrive.runtimes.static.checks",
+        "fluxdrive.runtimes.static.bounds",
+        "fluxdrive.runtimes.static.redos",
+        "fluxdrive.runtimes.static.provenance",
+    },
+    # The JavaScript/TypeScript and Go flow engine: syntax trees in, judged hits out; nothing of the runtime.
+    "fluxdrive.runtimes.static.flows": {
+        "fluxdrive.runtimes.static.flows",
+        "fluxdrive.runtimes.static.redos",
+        "fluxdrive.runtimes.static.provenance",
+    },
     "fluxdrive.runtimes": LEAVES
     | {
         "fluxdrive",

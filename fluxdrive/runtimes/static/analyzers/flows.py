@@ -6,21 +6,21 @@ import time
 
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
 from fluxdrive.runtimes.static.bounds import over_bound
-from fluxdrive.runtimes.static.flows import FLOW_LANGUAGES, FlowHit, analyse
+from fluxdrive.runtimes.static.flows import FLOW_LANGUAGES, FlowHit, PollutionHit, analyse
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
 
 PREFIX = {"javascript": "js", "go": "go"}
 
 
-def rule_id(hit: FlowHit, language: str) -> str:
+def rule_id(hit: FlowHit | PollutionHit, language: str) -> str:
     """``flow:js-command-injection``: the language family and the sink class's rule."""
-    return f"flow:{PREFIX[FLOW_LANGUAGES[language]]}-{hit.sink.rule}"
+    return f"flow:{PREFIX[FLOW_LANGUAGES[language]]}-{hit.rule}"
 
 
 def run(context: AnalyzerContext) -> AnalyzerOutput:
     """Every JavaScript/TypeScript and Go file of the review, as one project per language family."""
     started = time.monotonic()
-    sources = [s for s in context.sources if s.language in FLOW_LANGUAGES and s.block_of is None]
+    sources = [s for s in context.sources if s.language in FLOW_LANGUAGES]  # code blocks of documents too
     if not sources:
         return AnalyzerOutput("flows", seconds=time.monotonic() - started)
     notes: list[str] = []
@@ -47,11 +47,11 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
                 line=line,
                 title=hit.title,
                 why=hit.why,
-                fix=hit.sink.fix,
+                fix=hit.fix,
                 evidence=evidence_for(source.text.splitlines(), hit.line),
                 also=also,
-                category=hit.sink.rule,
-                evidence_level=hit.origin.proof,
+                category=hit.rule,
+                evidence_level=hit.evidence_level,
             )
         )
     return AnalyzerOutput("flows", tuple(hits), tuple(notes), time.monotonic() - started)

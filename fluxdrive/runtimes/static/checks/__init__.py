@@ -6,6 +6,7 @@ import importlib
 
 MODULES = (
     "safety_injection",
+    "safety_arguments",
     "safety_paths",
     "safety_crypto",
     "safety_settings",
@@ -17,6 +18,7 @@ MODULES = (
     "safety_templates",
     "safety_eval_wrappers",
     "safety_signing_keys",
+    "safety_redos",
     "correctness_values",
     "correctness_errors",
     "correctness_concurrency",

@@ -16,16 +16,17 @@ from pathlib import Path
 
 from fluxdrive.runtimes.static.flows.engine import Project
 from fluxdrive.runtimes.static.flows.ir import Module
+from fluxdrive.runtimes.static.flows.pollution import PollutionHit, find
 from fluxdrive.runtimes.static.flows.sinks import FlowHit
 from fluxdrive.runtimes.static.flows.spec import project_spec
 from fluxdrive.runtimes.static.flows.syntax import FLOW_LANGUAGES, read_module
 
-__all__ = ["FLOW_LANGUAGES", "FlowHit", "FlowResult", "analyse"]
+__all__ = ["FLOW_LANGUAGES", "FlowHit", "FlowResult", "PollutionHit", "analyse"]
 
 
 @dataclass(frozen=True)
 class FlowResult:
-    hits: tuple[FlowHit, ...]
+    hits: tuple[FlowHit | PollutionHit, ...]
     notes: tuple[str, ...]
 
 
@@ -41,11 +42,13 @@ def analyse(files: Iterable[tuple[str, str, str]], root: Path | None = None) -> 
             by_family.setdefault(family, []).append(read_module(text, path, language))
         except (RecursionError, ValueError, RuntimeError) as exc:  # a parser failure skips one file
             notes.append(f"data flow skipped {path}: {type(exc).__name__}")
-    hits: list[FlowHit] = []
+    hits: list[FlowHit | PollutionHit] = []
     for family, modules in sorted(by_family.items()):
         spec, problem = project_spec(family, root)
         if problem:
             notes.append(problem)
         hits.extend(Project(modules, spec).analyse())
-    hits.sort(key=lambda h: (h.path, h.line, h.sink.name))
+        for module in modules:
+            hits.extend(find(module))
+    hits.sort(key=lambda h: (h.path, h.line, h.rule))
     return FlowResult(tuple(hits), tuple(notes))

@@ -55,6 +55,7 @@ CALLBACK_METHODS = {
 DECORATOR_NAME = re.compile(r"@\s*([A-Za-z_$][\w$]*)")
 SCRIPT_SUFFIXES = (".js", ".ts", ".mjs", ".cjs", ".tsx", ".jsx", ".mts", ".cts")
 ROUNDS = 2
+ALLOW_LIST_METHODS = frozenset({"includes", "has", "indexOf", "contains", "hasOwnProperty"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -393,33 +394,31 @@ class FunctionFlow:
     # ------------------------------------------------------------ guards
     def guard(self, condition: Expr) -> None:
         """Checks in an ``if`` make the values they look at trusted for the matching sinks."""
-        for call, negated in _calls_in(condition):
-            del negated
-            method = (
-                call.func.name
-                if isinstance(call.func, Member)
-                else (call.func.id if isinstance(call.func, Name) else "")
-            )
-            callee = self.callee(call.func)
-            last = callee.rsplit(".", 1)[-1] if callee else method
-            classes = {kind for kind, names in self.spec.guards.items() if last in names or callee in names}
-            if not classes:
-                continue
-            looked_at: list[str] = []
-            if isinstance(call.func, Member):
-                looked_at.extend(names_in(call.func.obj))
-                if last in ("includes", "has", "indexOf") and call.args:
-                    receiver = self.eval_quiet(call.func.obj)
-                    if not receiver.taints or "module" in receiver.tags:  # ALLOWED.includes(x): an allow list
-                        looked_at = list(names_in(call.args[0]))
-                        classes = {"all"}
-            if not isinstance(call.func, Member) or "module" in self.eval_quiet(call.func.obj).tags:
-                for arg in call.args[:1]:
-                    looked_at.extend(names_in(arg))
-            for path in looked_at:
+        for call, _negated in _calls_in(condition):
+            classes, looked_at = self._checked(call)
+            for path in looked_at if classes else ():
                 self.cleaned_paths[path] = self.cleaned_paths.get(path, frozenset()) | frozenset(classes)
         for compared in _compared_to_constant(condition):
             self.cleaned_paths[compared] = frozenset({"all"})
+
+    def _checked(self, call: Call) -> tuple[set[str], list[str]]:
+        """The sink classes a check call vouches for, and the values it looks at."""
+        func = call.func
+        callee = self.callee(func)
+        last = callee.rsplit(".", 1)[-1] if callee else ""
+        first_arg = [p for arg in call.args[:1] for p in names_in(arg)]
+        if not isinstance(func, Member):
+            classes = {kind for kind, names in self.spec.guards.items() if last in names or callee in names}
+            return classes, first_arg  # strings.HasPrefix(p, base), filepath.IsLocal(p)
+        receiver = self.eval_quiet(func.obj)
+        if last == "test" and _anchored(receiver):
+            return {"all"}, first_arg  # /^[a-z_]+$/.test(x): the whole value has a fixed shape
+        if last in ALLOW_LIST_METHODS and call.args and not _from_outside(receiver):
+            return {"all"}, first_arg  # ALLOWED.includes(x): one of a known set
+        classes = {kind for kind, names in self.spec.guards.items() if last in names or callee in names}
+        if "module" in receiver.tags:
+            return classes, first_arg
+        return classes, list(names_in(func.obj))  # x.startsWith("/"), path.resolve(x).startsWith(base)
 
     def eval_quiet(self, expr: Expr) -> Value:
         """A value without reporting (a guard's receiver, evaluated again)."""
@@ -436,9 +435,8 @@ class FunctionFlow:
         match expr:
             case Const(kind="string", value=text):
                 return Value(text=text)
-            case Const(kind="regex", value=text):
-                self.checker.regex_literal(expr, self)
-                return Value(tags=frozenset({"regex"}), text=text)
+            case Const(kind="regex", value=text):  # remembered where it is written: a ReDoS fix goes there
+                return Value(tags=frozenset({"regex"}), alias=f"regex:{expr.line}", text=text)
             case Const():
                 return CLEAN
             case Name():
@@ -571,7 +569,7 @@ class FunctionFlow:
         """The canonical name of what is called (``child_process.exec``, ``res.redirect``, ``eval``)."""
         if isinstance(func, Name):
             value = self.env.get(func.id)
-            if value is not None and value.alias:
+            if value is not None and value.alias and not value.alias.startswith("regex:"):
                 return value.alias
             imported = self.module.imports.get(func.id)
             return normalize_module(imported) if imported else func.id
@@ -590,13 +588,11 @@ class FunctionFlow:
         receiver: Value | None = self.eval(func.obj) if isinstance(func, Member) else None
         method = func.name if isinstance(func, Member) else (func.id if isinstance(func, Name) else "")
         callee = self.callee(func)
-        if isinstance(func, Name) and func.id in self.env and self.env[func.id].alias:
-            callee = self.env[func.id].alias or callee
         args = self._arguments(expr, method, receiver)
         target = self.project.resolve(self.module, func, self.owner, self.env, self.function.receiver)
         if target is not None:
             return self._project_call(expr, target, args)
-        self.checker.call(expr, callee, args, self)
+        self.checker.call(expr, callee, args, self, receiver)
         self._bind_outputs(expr, method, callee, receiver, args)
         if method == "push" and isinstance(func, Member) and isinstance(func.obj, Name) and func.obj.id in self.arrays:
             self.arrays[func.obj.id].extend(expr.args)
@@ -618,6 +614,9 @@ class FunctionFlow:
             return Value(frozenset({Taint("outside", f"{dotted(obj) or 'request'}.{method}()")}))
         if receiver is not None and "request-method" in receiver.tags:
             return Value(frozenset({Taint("outside", f"{receiver.alias}()")}))
+        if callee == "RegExp" and args and args[0].text is not None and HOLE not in args[0].text:
+            flags = args[1].text if len(args) > 1 and args[1].text and HOLE not in args[1].text else ""
+            return Value(tags=frozenset({"regex"}), alias=f"regex:{expr.line}", text=f"/{args[0].text}/{flags}")
         if callee == "require" and args and args[0].text and HOLE not in args[0].text:
             return Value(tags=frozenset({"module"}), alias=normalize_module(args[0].text))
         return None
@@ -639,7 +638,8 @@ class FunctionFlow:
         if receiver is not None and (receiver.taints and "module" not in receiver.tags):
             return join([receiver, *carried])
         if callee in spec.pure or method in spec.pure_methods:
-            return join([*(carried or [CLEAN]), *([receiver] if receiver is not None else [])])
+            data_receiver = [receiver] if receiver is not None and "module" not in receiver.tags else []
+            return join([*(carried or [CLEAN]), *data_receiver])
         if receiver is not None and "module" not in receiver.tags and not receiver.alias:
             return unknown(f"{dotted(expr.func) or method}()")  # a method of an object: its data, not the arguments
         return join([unknown(f"{callee}()"), *carried])
@@ -713,6 +713,16 @@ def _longer_labels(taints: frozenset[Taint], base: str | None, path: str) -> fro
     return frozenset(
         Taint(t.kind, path, t.param, t.cleaned, t.at) if t.kind == "outside" and t.label == base else t for t in taints
     )
+
+
+def _from_outside(value: Value) -> bool:
+    return any(t.kind in ("outside", "parameter") for t in value.taints)
+
+
+def _anchored(value: Value) -> bool:
+    """A regular expression that must match the whole text (``/^...$/``)."""
+    text = value.text or ""
+    return "regex" in value.tags and text.startswith("/^") and text.rpartition("/")[0].endswith("$")
 
 
 def _calls_in(expr: Expr, negated: bool = False) -> Iterator[tuple[Call, bool]]:

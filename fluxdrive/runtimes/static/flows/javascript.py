@@ -118,8 +118,7 @@ class JavaScriptReader:
         self._members: list[tuple[str, str]] = []  # ejs.render = render: exported when ejs is
         self._read = self._readers()
         self._statement_readers = self._statement_kinds()
-        self._current: str = ""  # the function being read (a call to it from inside is recursion)
-        self._recursive = False
+        self._called: list[set[str]] = []  # per function being read: the names called inside it (callbacks too)
 
     # ------------------------------------------------------------------ module
     def module(self, root: Node) -> Module:
@@ -366,8 +365,7 @@ class JavaScriptReader:
         self, node: Node, name: str, *, owner: str = "", role: str = "function", decorators: tuple[str, ...] = ()
     ) -> Function:
         """One function-like node as a :class:`Function`."""
-        outer, outer_recursive = self._current, self._recursive
-        self._current, self._recursive = name, False
+        self._called.append(set())
         params = self._params(node)
         body_node = node.field("body")
         body: list[Statement]
@@ -377,8 +375,7 @@ class JavaScriptReader:
             body = list(self.statements(named(body_node), nested=False))
         else:  # an arrow function's expression body
             body = [Return(self.expr(body_node), line_of(body_node))]
-        recursive = self._recursive
-        self._current, self._recursive = outer, outer_recursive
+        recursive = name in self._called.pop()
         return Function(
             name=name,
             params=params,
@@ -708,8 +705,10 @@ class JavaScriptReader:
         func, arguments = node.field("function"), node.field("arguments")
         if func is None:
             return Other((), line)
-        if self._current and func.kind() == "identifier" and func.text() == self._current:
-            self._recursive = True
+        if func.kind() == "identifier" or (func.kind() == "member_expression" and func.text().startswith("this.")):
+            called = func.text().removeprefix("this.")
+            for frame in self._called:  # a call inside a callback is a call of every function around it
+                frame.add(called)
         if arguments is not None and arguments.kind() == "template_string":  # tagged template: sql`...`
             parts = tuple(self.expr(s) for s in named(arguments) if s.kind() == "template_substitution")
             return Call(self.expr(func), tuple(p for part in parts for p in _flatten(part)), line)

@@ -12,6 +12,7 @@ reports at the call that gives it outside data.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from fluxdrive.runtimes.static.flows.ir import Arr, Call, Concat, Const, Expr, L
 from fluxdrive.runtimes.static.flows.spec import Argument, FlowSpec, SinkClass
 from fluxdrive.runtimes.static.flows.values import HOLE, Value
 from fluxdrive.runtimes.static.provenance import Origin
+from fluxdrive.runtimes.static.redos import Ambiguity, ambiguities
 
 if TYPE_CHECKING:
     from fluxdrive.runtimes.static.flows.engine import FunctionFlow, SummarySink
@@ -47,12 +49,26 @@ class FlowHit:
     severity: str
     program: str = ""
     through: str = ""
+    detail: str = ""  # the ambiguous part of a pattern, for ReDoS
 
     @property
     def title(self) -> str:
         phrase = f"from {self.origin.label}" if self.origin.label else "from a value the review cannot see"
-        title = self.sink.title.format(origin=phrase, callee=self.callee, program=self.program or "the program")
+        program = self.program or "the program"
+        title = self.sink.title.format(origin=phrase, callee=self.callee, program=program, detail=self.detail)
         return f"{title} through {self.through}" if self.through else title
+
+    @property
+    def rule(self) -> str:
+        return self.sink.rule
+
+    @property
+    def fix(self) -> str:
+        return self.sink.fix
+
+    @property
+    def evidence_level(self) -> str:
+        return self.origin.proof
 
     @property
     def why(self) -> str:
@@ -99,7 +115,7 @@ class SinkChecker:
         self.path = path
         self.report = report
         self.hits: list[FlowHit] = []
-        self._seen: set[tuple[int, str]] = set()
+        self._seen: dict[tuple[int, str], int] = {}  # (line, sink class) -> index of its hit
 
     # ----------------------------------------------------------------- judging
     def judge(
@@ -112,40 +128,54 @@ class SinkChecker:
         *,
         program: str = "",
         through: str = "",
+        detail: str = "",
+        cap: str = "",
+        at: int = 0,
     ) -> None:
-        """Report ``value`` at a sink of class ``sink`` with the severity its origin earns."""
+        """Report ``value`` at a sink of class ``sink`` with the severity its origin earns (never above ``cap``)."""
         self._remember(sink, value, line, callee, flow)
+        kind = sink.kind
         if sink.safe_prefix is not None and value.text and sink.safe_prefix.match(value.text):
             return  # "/user/" + id stays on this site; "https://api.example.com/" + path keeps its host
-        origin, taint = value.origin(sink.name)
+        origin, taint = value.origin(kind)
         if taint is None or not self.report:
             return
-        kind = "unknown" if origin.kind == "command line" else origin.kind
-        severity = sink.severity.get(kind)
-        if kind == "outside" and program and posixpath.basename(program) in sink.dangerous:
+        level = "unknown" if origin.kind == "command line" else origin.kind
+        severity = sink.severity.get(level)
+        if level == "outside" and program and posixpath.basename(program) in sink.dangerous:
             severity = sink.severity.get("dangerous", severity)
-        if taint.at and taint.at != line:  # reported where the fix goes; the sink is named in the title
-            callee, line = f"{callee} at line {line}", taint.at
-        if severity is None or (line, sink.name) in self._seen:
+        at = at or taint.at
+        if at and at != line:  # reported where the fix goes; the sink is named in the title
+            callee, line = f"{callee} at line {line}", at
+        if severity is None:
             return
-        self._seen.add((line, sink.name))
-        self.hits.append(FlowHit(sink, self.path, line, callee, origin, severity, program, through))
+        if cap and severity < cap:
+            severity = cap
+        hit = FlowHit(sink, self.path, line, callee, origin, severity, program, through, detail)
+        known = self._seen.get((line, sink.name))
+        if known is None:
+            self._seen[(line, sink.name)] = len(self.hits)
+            self.hits.append(hit)
+        elif severity < self.hits[known].severity:  # the same place reached by worse data: keep the worst
+            self.hits[known] = hit
 
     def _remember(self, sink: SinkClass, value: Value, line: int, callee: str, flow: FunctionFlow) -> None:
         """A parameter reaching the sink goes into the function's summary, for its callers."""
         from fluxdrive.runtimes.static.flows.engine import SummarySink
 
         for taint in value.taints:
-            if taint.param >= 0 and taint.reaches(sink.name):
+            if taint.param >= 0 and taint.reaches(sink.kind):
                 flow.summary.sinks.setdefault(
                     (taint.param, sink.name), SummarySink(taint.param, sink.name, callee, self.path, line)
                 )
 
     # ------------------------------------------------------------------- calls
-    def call(self, expr: Call, callee: str, args: list[Value], flow: FunctionFlow) -> None:
-        """Check one call against every sink class."""
+    def call(self, expr: Call, callee: str, args: list[Value], flow: FunctionFlow, receiver: Value | None) -> None:
+        """Check one call against every sink class, and a pattern applied to text against ReDoS."""
+        self._backtracking(expr, callee, args, flow, receiver)
+        module = receiver is not None and "module" in receiver.tags and (receiver.alias or "") in self.spec.modules
         for sink in self.spec.sinks.values():
-            arguments = self._declared(sink, expr, callee)
+            arguments = self._declared(sink, expr, callee, module=module)
             if arguments is None:
                 continue
             if sink.name == "argv":
@@ -162,14 +192,18 @@ class SinkChecker:
                 if sink.name == "nosql":
                     self._where(expr, callee, flow)
 
-    def _declared(self, sink: SinkClass, expr: Call, callee: str) -> tuple[Argument, ...] | None:
-        """The arguments ``sink`` watches in this call, or None when the call is not one of its sinks."""
+    def _declared(self, sink: SinkClass, expr: Call, callee: str, *, module: bool) -> tuple[Argument, ...] | None:
+        """The arguments ``sink`` watches in this call, or None when the call is not one of its sinks.
+
+        ``module``: the call is a function of a module the declarations name (``child_process.exec``
+        is a shell, never the SQL method ``exec``).
+        """
         arguments = sink.calls.get(callee)
         if arguments is not None:
             if sink.writers and not (expr.args and _root(expr.args[0]) in sink.writers):
                 return None  # fmt.Fprintf(os.Stderr, ...) logs; fmt.Fprintf(w, ...) answers the request
             return arguments
-        if not isinstance(expr.func, Member) or expr.func.name not in sink.methods:
+        if module or not isinstance(expr.func, Member) or expr.func.name not in sink.methods:
             return None
         declared = sink.methods[expr.func.name]
         if declared.receivers and _root(expr.func.obj) not in declared.receivers:
@@ -265,7 +299,7 @@ class SinkChecker:
         if declared is None:
             return
         for taint in value.taints:
-            if taint.param >= 0 and taint.reaches(sink.sink):
+            if taint.param >= 0 and taint.reaches(declared.kind):
                 self._remember(declared, Value(frozenset({taint})), expr.line, sink.callee, flow)
         outside = Value(frozenset(t for t in value.taints if t.kind == "outside"))
         if outside.taints:
@@ -277,9 +311,40 @@ class SinkChecker:
             if target.name in sink.properties:
                 self.judge(sink, value, line, f".{target.name}", flow)
 
-    def regex_literal(self, expr: Const, flow: FunctionFlow) -> None:
-        """A regular expression literal (ReDoS is judged where one is applied to a value)."""
-        del expr, flow
+    def _backtracking(
+        self, expr: Call, callee: str, args: list[Value], flow: FunctionFlow, receiver: Value | None
+    ) -> None:
+        """``re.test(text)``, ``text.match(re)``: an ambiguous pattern applied to text that may come from outside."""
+        sink = self.spec.sinks.get("redos")
+        if sink is None or not isinstance(expr.func, Member) or receiver is None:
+            return
+        method = expr.func.name
+        if method in APPLIED_BY_PATTERN and "regex" in receiver.tags and args:
+            pattern, text = receiver, args[0]
+        elif method in APPLIED_TO_TEXT and args and "regex" in args[0].tags:
+            pattern, text = args[0], receiver
+        else:
+            return
+        found = _ambiguity(pattern.text or "")
+        if found is None:
+            return
+        cap = "P2" if found.kind != "exponential" else ""
+        defined = int(pattern.alias[6:]) if pattern.alias and pattern.alias.startswith("regex:") else 0
+        self.judge(sink, text, expr.line, callee, flow, detail=f"`{found.fragment}`", cap=cap, at=defined)
+
+
+APPLIED_BY_PATTERN = frozenset({"test", "exec"})
+APPLIED_TO_TEXT = frozenset({"match", "matchAll", "replace", "replaceAll", "split", "search"})
+
+
+@functools.lru_cache(maxsize=4096)
+def _ambiguity(literal: str) -> Ambiguity | None:
+    """The worst ambiguity of a ``/pattern/flags`` literal (exponential first), or None."""
+    if not literal.startswith("/") or literal.count("/") < 2:
+        return None
+    body, _, flags = literal[1:].rpartition("/")
+    found = ambiguities(body, "javascript", flags)
+    return min(found, key=lambda a: a.kind != "exponential") if found else None
 
 
 def _has_option(expr: Call, names: frozenset[str]) -> bool:

@@ -71,6 +71,12 @@ class SinkClass:
     dangerous: frozenset[str] = frozenset()
     safe_prefix: re.Pattern[str] | None = None
     writers: frozenset[str] = frozenset()  # calls count only when their first argument is one of these
+    sanitized_as: str = ""  # the sanitizers and checks that apply are those of this class (response: html)
+
+    @property
+    def kind(self) -> str:
+        """The class whose sanitizers and checks clear a value for this sink."""
+        return self.sanitized_as or self.name
 
 
 @dataclass(frozen=True)
@@ -100,6 +106,11 @@ class FlowSpec:
     not_fields: Mapping[str, frozenset[str]] = field(default_factory=dict)
     archive: Mapping[str, frozenset[str]] = field(default_factory=dict)
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    @functools.cached_property
+    def modules(self) -> frozenset[str]:
+        """Modules some sink names by call (``child_process``): their functions are not method sinks."""
+        return frozenset(callee.split(".")[0] for sink in self.sinks.values() for callee in sink.calls if "." in callee)
 
     def cleaned_by(self, callee: str) -> frozenset[str]:
         """The sink classes a call to ``callee`` makes its result safe for (``all``: every class)."""
@@ -202,6 +213,7 @@ def _sink(name: str, data: object, where: str) -> SinkClass:
         dangerous=frozenset(_strings(table.get("dangerous"), f"{where}.dangerous")),
         safe_prefix=_pattern(table.get("safe_prefix"), f"{where}.safe_prefix"),
         writers=frozenset(_strings(table.get("writers"), f"{where}.writers")),
+        sanitized_as=str(table.get("sanitized_as", "")),
         **texts,
     )
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from fluxdrive.runtimes.static.provenance import Origin
 
 HOLE = "\0"  # a non-constant part inside a value's text
+DATA_TAGS = frozenset({"request", "archive"})  # kinds of data a joined value still holds; other tags are shapes
 RANK = {"outside": 4, "parameter": 3, "command line": 2, "unknown": 1}
 
 
@@ -84,9 +85,11 @@ def join(values: Iterable[Value], *, text: str | None = None) -> Value:
         return items[0]
     taints: set[Taint] = set()
     tags: set[str] = set()
+    shapes = set.intersection(*(set(item.tags - DATA_TAGS) for item in items))  # a module only if all are
     for item in items:
         taints |= item.taints
-        tags |= item.tags
+        tags |= item.tags & DATA_TAGS
+    tags |= shapes
     aliases = {item.alias for item in items if item.alias}
     texts = {item.text for item in items}
     joined_text = text if text is not None else (texts.pop() if len(texts) == 1 else None)

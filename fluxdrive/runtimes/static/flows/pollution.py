@@ -1,0 +1,248 @@
+"""Prototype pollution: a deep merge, set or clone that writes through keys taken from its input.
+
+``merge(target, JSON.parse('{"__proto__": {"isAdmin": true}}'))`` sets
+``isAdmin`` on every object of the process when the merge walks into
+``target["__proto__"]``. The shape is the same in every utility that has had
+this CVE (lodash, minimist, set-value, dot-prop, deep-extend...):
+
+1. keys come from the input: ``for (k in src)``, ``Object.keys(src)``,
+   ``path.split(".")``;
+2. a write goes through such a key: ``target[k] = ...``;
+3. the function goes deeper with the key: it calls itself, or walks
+   ``obj = obj[k]``;
+4. nothing refuses ``__proto__``, ``constructor`` or ``prototype`` (no such
+   literal, no ``isSafeKey``-style helper).
+
+A shallow copy (no 3) only replaces one object's prototype and is left out.
+Severity: a public function P1 (its callers pass parsed JSON, query strings,
+configuration), a private one P2.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from fluxdrive.runtimes.static.flows.ir import (
+    Arr,
+    Assign,
+    Call,
+    Concat,
+    Const,
+    Evaluate,
+    Expr,
+    Function,
+    Guard,
+    Index,
+    Lambda,
+    Loop,
+    Member,
+    Module,
+    Name,
+    Obj,
+    Other,
+    Return,
+    Statement,
+    Unpack,
+)
+
+FORBIDDEN = frozenset({"__proto__", "constructor", "prototype"})
+REFUSING_HELPER = re.compile(r"(?i)proto|safe_?key|forbidden|polluti|dangerous_?key|isvalidkey|unsafe_?key")
+KEY_LISTS = frozenset({"keys", "entries", "getOwnPropertyNames", "split", "ownKeys"})
+CALLBACKS = {"forEach": 0, "map": 0, "reduce": 1, "some": 0, "every": 0, "filter": 0}
+
+
+@dataclass(frozen=True, slots=True)
+class PollutionHit:
+    path: str
+    line: int
+    function: str
+    target: str
+    severity: str
+
+    rule = "prototype-pollution"
+    fix = (
+        "Skip the keys __proto__, constructor and prototype (or only copy own keys into an object made with "
+        "Object.create(null)), or use a Map."
+    )
+    evidence_level = "medium"
+
+    @property
+    def why(self) -> str:
+        return (
+            "A key '__proto__' (JSON.parse keeps it; query strings and YAML produce it) makes the write land on "
+            "Object.prototype, so every object of the process gets the attacker's property: logins are bypassed "
+            "(isAdmin), templates run code, the process crashes."
+        )
+
+    @property
+    def title(self) -> str:
+        return (
+            f"Prototype pollution: {self.function}() writes {self.target}[key] for keys taken from its input "
+            "without refusing __proto__, constructor or prototype"
+        )
+
+
+def statements(body: tuple[Statement, ...]) -> Iterator[Statement]:
+    """Every statement of a function, callbacks written inside it included."""
+    for statement in body:
+        yield statement
+        for expr in _expressions(statement):
+            for function in _lambdas(expr):
+                yield from statements(function.body)
+
+
+def _expressions(statement: Statement) -> Iterator[Expr]:
+    match statement:
+        case Assign(target=target, value=value):
+            yield target
+            yield value
+        case Unpack(value=value) | Evaluate(expr=value) | Loop(source=value) | Guard(condition=value):
+            yield value
+        case Return(value=value) if value is not None:
+            yield value
+
+
+def _children(expr: Expr) -> tuple[Expr, ...]:
+    match expr:
+        case Member(obj=obj):
+            return (obj,)
+        case Index(obj=obj, key=key):
+            return (obj, key)
+        case Call(func=func, args=args):
+            return (func, *args)
+        case Concat(parts=parts) | Other(parts=parts):
+            return parts
+        case Obj(entries=entries):
+            return tuple(v for _, v in entries)
+        case Arr(items=items):
+            return items
+    return ()
+
+
+def _walk(expr: Expr) -> Iterator[Expr]:
+    yield expr
+    if not isinstance(expr, Lambda):
+        for child in _children(expr):
+            yield from _walk(child)
+
+
+def _lambdas(expr: Expr) -> Iterator[Function]:
+    for node in _walk(expr):
+        if isinstance(node, Lambda):
+            yield node.function
+
+
+def _strings(function: Function) -> set[str]:
+    found: set[str] = set()
+    for statement in statements(function.body):
+        for expr in _expressions(statement):
+            found.update(n.value for n in _walk(expr) if isinstance(n, Const) and n.kind == "string")
+    return found
+
+
+def _refuses(function: Function) -> bool:
+    """The function names a forbidden key, or calls a helper whose name says it checks keys."""
+    if _strings(function) & FORBIDDEN:
+        return True
+    for statement in statements(function.body):
+        for expr in _expressions(statement):
+            for node in _walk(expr):
+                if isinstance(node, Call):
+                    name = node.func.name if isinstance(node.func, Member) else getattr(node.func, "id", "")
+                    if REFUSING_HELPER.search(name):
+                        return True
+    return False
+
+
+def _is_key_list(expr: Expr) -> bool:
+    """``Object.keys(src)``, ``path.split(".")``, ``Object.entries(src)``."""
+    return isinstance(expr, Call) and isinstance(expr.func, Member) and expr.func.name in KEY_LISTS
+
+
+class KeyWalk:
+    """The names that hold keys taken from the input, and the lists they come from."""
+
+    def __init__(self, function: Function) -> None:
+        self.keys: set[str] = set()
+        self.lists: set[str] = set()
+        for statement in statements(function.body):
+            self._learn(statement)
+
+    def _learn(self, statement: Statement) -> None:
+        match statement:
+            case Loop(key=key, item=item, source=source, keys_of=keys_of):
+                if keys_of and key:
+                    self.keys.add(key)
+                if item and (_is_key_list(source) or (isinstance(source, Name) and source.id in self.lists)):
+                    self.keys.add(item)
+            case Unpack(names=names, value=Call(func=Name(id="<element>"), args=(source,))):
+                if names and (_is_key_list(source) or (isinstance(source, Name) and source.id in self.lists)):
+                    self.keys.add(names[0][0])
+            case Assign(target=Name(id=name), value=value):
+                if _is_key_list(value):
+                    self.lists.add(name)
+                elif self.is_key(value):
+                    self.keys.add(name)
+        for expr in _expressions(statement):
+            for node in _walk(expr):
+                self._callback(node)
+
+    def _callback(self, node: Expr) -> None:
+        """``Object.keys(src).forEach((key) => ...)``: the callback's parameter is a key."""
+        if not (isinstance(node, Call) and isinstance(node.func, Member) and node.func.name in CALLBACKS):
+            return
+        receiver = node.func.obj
+        if not (_is_key_list(receiver) or (isinstance(receiver, Name) and receiver.id in self.lists)):
+            return
+        position = CALLBACKS[node.func.name]
+        for arg in node.args:
+            if isinstance(arg, Lambda) and len(arg.function.params) > position:
+                self.keys.add(arg.function.params[position].name)
+
+    def is_key(self, expr: Expr) -> bool:
+        if isinstance(expr, Name):
+            return expr.id in self.keys
+        return isinstance(expr, Index) and isinstance(expr.obj, Name) and expr.obj.id in self.lists
+
+
+def _target_name(expr: Expr) -> str:
+    if isinstance(expr, Name):
+        return expr.id
+    if isinstance(expr, Member):
+        return f"{_target_name(expr.obj)}.{expr.name}"
+    return "obj"
+
+
+def check_function(module: Module, function: Function) -> PollutionHit | None:
+    """A hit when ``function`` writes through input keys, goes deeper with them, and refuses none."""
+    walk = KeyWalk(function)
+    if not walk.keys and not walk.lists:
+        return None
+    writes: list[Assign] = []
+    deeper = function.calls_itself
+    for statement in statements(function.body):
+        if not isinstance(statement, Assign):
+            continue
+        target, value = statement.target, statement.value
+        if isinstance(target, Index) and walk.is_key(target.key):
+            writes.append(statement)
+            if isinstance(value, Call) and isinstance(value.func, Name) and value.func.id == function.name:
+                deeper = True
+        if isinstance(target, Name) and isinstance(value, Index) and walk.is_key(value.key):
+            deeper = deeper or (isinstance(value.obj, Name) and value.obj.id == target.id)  # obj = obj[key]
+    if not writes or not deeper or _refuses(function):
+        return None
+    first = writes[0]
+    target_expr = first.target.obj if isinstance(first.target, Index) else first.target
+    severity = "P1" if function.exported else "P2"
+    return PollutionHit(module.path, first.line, function.qualified, _target_name(target_expr), severity)
+
+
+def find(module: Module) -> list[PollutionHit]:
+    """Every polluting function of a JavaScript/TypeScript file."""
+    if module.language == "go":
+        return []
+    hits = [check_function(module, f) for f in module.functions]
+    return [h for h in hits if h is not None]
