@@ -43,7 +43,7 @@ CAPS: dict[Place, str] = {"code": "P0", "test": "P2", "example": "P2", "docs": "
 def place_of(path: str) -> Place:
     """The place of a project-relative POSIX path (a markdown code block counts as its document)."""
     pure = PurePosixPath(path)
-    folders = {part.lower() for part in pure.parts[:-1]}
+    folders = {part.lower().lstrip("_") for part in pure.parts[:-1]}  # Go's tools skip "_examples/" and read it so
     name = pure.name
     if folders & _TEST_DIRS or _TEST_NAME.match(name):
         return "test"

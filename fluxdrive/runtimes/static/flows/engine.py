@@ -590,7 +590,7 @@ class FunctionFlow:
         callee = self.callee(func)
         args = self._arguments(expr, method, receiver)
         target = self.project.resolve(self.module, func, self.owner, self.env, self.function.receiver)
-        if target is not None:
+        if target is not None and not self.spec.cleaned_by(callee):  # sanitizeURI() is trusted by its name
             return self._project_call(expr, target, args)
         self.checker.call(expr, callee, args, self, receiver)
         self._bind_outputs(expr, method, callee, receiver, args)
@@ -635,8 +635,10 @@ class FunctionFlow:
         if cleaned or tag_classes:
             return join([*args, receiver or CLEAN]).cleaned(cleaned | tag_classes)
         carried = [*args]
-        if receiver is not None and (receiver.taints and "module" not in receiver.tags):
-            return join([receiver, *carried])
+        if receiver is not None and _from_request(receiver) and "module" not in receiver.tags:
+            return join([receiver, *carried])  # req.query.x.split(","): outside data transformed
+        if receiver is not None and receiver.taints and "module" not in receiver.tags:
+            return join([receiver, *(carried if method in spec.pure_methods else [])])  # config.build(x): its data
         if callee in spec.pure or method in spec.pure_methods:
             data_receiver = [receiver] if receiver is not None and "module" not in receiver.tags else []
             return join([*(carried or [CLEAN]), *data_receiver])
@@ -713,6 +715,10 @@ def _longer_labels(taints: frozenset[Taint], base: str | None, path: str) -> fro
     return frozenset(
         Taint(t.kind, path, t.param, t.cleaned, t.at) if t.kind == "outside" and t.label == base else t for t in taints
     )
+
+
+def _from_request(value: Value) -> bool:
+    return any(t.kind == "outside" for t in value.taints)
 
 
 def _from_outside(value: Value) -> bool:

@@ -279,6 +279,7 @@ class GoReader:
         left, right = self._targets(node.field("left")), self._targets(node.field("right"))
         operator = node.field("operator")
         add = operator is not None and operator.text() == "+="
+        nested = nested and node.kind() != "short_var_declaration"  # x := ... in a block is a new x
         if len(left) == len(right):
             for target, value in zip(left, right, strict=True):
                 if target.text() != "_":

@@ -505,6 +505,7 @@ class JavaScriptReader:
         }
 
     def _declaration(self, node: Node, nested: bool) -> Iterator[Statement]:
+        nested = nested and node.kind() == "variable_declaration"  # let/const in a block is a new name; var is not
         for declarator in (c for c in named(node) if c.kind() == "variable_declarator"):
             yield from self._declarator(declarator, nested)
 

@@ -8,8 +8,8 @@ this CVE (lodash, minimist, set-value, dot-prop, deep-extend...):
 1. keys come from the input: ``for (k in src)``, ``Object.keys(src)``,
    ``path.split(".")``;
 2. a write goes through such a key: ``target[k] = ...``;
-3. the function goes deeper with the key: it calls itself, or walks
-   ``obj = obj[k]``;
+3. the function goes deeper with the key: it calls itself on what the key
+   selects (``merge(target[k], source[k])``), or walks ``obj = obj[k]``;
 4. nothing refuses ``__proto__``, ``constructor`` or ``prototype`` (no such
    literal, no ``isSafeKey``-style helper).
 
@@ -215,21 +215,32 @@ def _target_name(expr: Expr) -> str:
     return "obj"
 
 
+def _recurses_with_key(node: Expr, name: str, walk: KeyWalk) -> bool:
+    """``merge(target[key], source[key])``: the function calls itself on what a key selects."""
+    if not isinstance(node, Call):
+        return False
+    func = node.func
+    called = func.id if isinstance(func, Name) else (func.name if isinstance(func, Member) else "")
+    if called != name:
+        return False
+    return any(isinstance(arg, Index) and walk.is_key(arg.key) for arg in node.args)
+
+
 def check_function(module: Module, function: Function) -> PollutionHit | None:
     """A hit when ``function`` writes through input keys, goes deeper with them, and refuses none."""
     walk = KeyWalk(function)
     if not walk.keys and not walk.lists:
         return None
     writes: list[Assign] = []
-    deeper = function.calls_itself
+    deeper = False
     for statement in statements(function.body):
+        for expr in _expressions(statement):
+            deeper = deeper or any(_recurses_with_key(node, function.name, walk) for node in _walk(expr))
         if not isinstance(statement, Assign):
             continue
         target, value = statement.target, statement.value
         if isinstance(target, Index) and walk.is_key(target.key):
             writes.append(statement)
-            if isinstance(value, Call) and isinstance(value.func, Name) and value.func.id == function.name:
-                deeper = True
         if isinstance(target, Name) and isinstance(value, Index) and walk.is_key(value.key):
             deeper = deeper or (isinstance(value.obj, Name) and value.obj.id == target.id)  # obj = obj[key]
     if not writes or not deeper or _refuses(function):

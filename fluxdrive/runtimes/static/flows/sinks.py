@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 
 SQL_TEXT = re.compile(
     r"\b(select\b[\s\S]*\bfrom|insert\s+into|update\b[\s\S]*\bset\b|delete\s+from|create\s+(table|index|view)|"
-    r"drop\s+(table|index|view)|alter\s+table|pragma\s|truncate\s|replace\s+into|merge\s+into|where\s+\w+\s*(=|like|in\b))",
+    r"drop\s+(table|index|view)|alter\s+table|pragma\s|truncate\s|replace\s+into|merge\s+into|where\s+\w+\s*(=|like|in\b)|"
+    r"^\s*[\w.]+\s*(=|<>|!=|>=|<=|\blike\b|\bin\b)\s*['\"(]?\0)",  # a condition: gorm's Where("name = '" + x + "'")
     re.IGNORECASE,
 )
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "cmd", "cmd.exe", "powershell", "pwsh", "powershell.exe"})
@@ -98,10 +99,8 @@ def counts(mode: str, expr: Expr, value: Value) -> bool:
     outside = any(t.kind == "outside" for t in value.taints)
     if mode in ("text", "rest"):
         return value.text is not None or outside
-    if mode == "sql":  # text that reads as SQL; request data passed as it came
-        if value.text is not None:
-            return HOLE in value.text and bool(SQL_TEXT.search(value.text))
-        return outside and not isinstance(expr, Const | Obj | Arr)
+    if mode == "sql":  # text built with a hole that reads as SQL (query/run/get name too many other things)
+        return value.text is not None and HOLE in value.text and bool(SQL_TEXT.search(value.text))
     if mode in ("object", "whole"):
         return not isinstance(expr, Obj) if mode == "whole" else not isinstance(expr, Const)
     return True
