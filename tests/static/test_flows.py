@@ -249,3 +249,23 @@ def test_yaml_tables_are_valid_documents() -> None:
     for family in FAMILIES:
         text = (Path(__file__).parents[2] / "fluxdrive" / "data" / "taint" / f"{family}.yaml").read_text()
         assert yaml.safe_load(text)["schema"] == 1
+
+
+def test_javascript_archive_entries_are_outside_names() -> None:
+    code = """\
+const AdmZip = require("adm-zip");
+module.exports = function extract(file, dest) {
+  new AdmZip(file).getEntries().forEach((entry) => {
+    fs.writeFileSync(path.join(dest, entry.entryName), entry.getData());
+  });
+};
+function checked(file, dest) {
+  for (const entry of new AdmZip(file).getEntries()) {
+    const target = path.resolve(dest, entry.entryName);
+    if (!target.startsWith(path.resolve(dest) + path.sep)) continue;
+    fs.writeFileSync(target, entry.getData());
+  }
+}
+"""
+    found = _titles(code)
+    assert list(found) == [4] and found[4][0] == "P0" and "entry.entryName" in found[4][1]

@@ -50,7 +50,7 @@ from fluxdrive.runtimes.static.flows.values import CLEAN, HOLE, Taint, Value, jo
 
 CALLBACK_METHODS = {
     "forEach": 0, "map": 0, "filter": 0, "some": 0, "every": 0, "find": 0, "findIndex": 0,
-    "flatMap": 0, "reduce": 1, "then": 0, "sort": 0,
+    "flatMap": 0, "reduce": 1, "then": 0, "sort": 0, "on": 0, "once": 0,
 }  # fmt: skip
 DECORATOR_NAME = re.compile(r"@\s*([A-Za-z_$][\w$]*)")
 SCRIPT_SUFFIXES = (".js", ".ts", ".mjs", ".cjs", ".tsx", ".jsx", ".mts", ".cts")
