@@ -12,14 +12,17 @@ of that on corpora we chose and wrote the truth for ourselves:
   MEDIUM/HIGH, semgrep ERROR/WARNING - is in the weakness's file within +-3
   lines of one of its lines. Printed: found / weaknesses (recall) and the
   number of flagged results in the reviewed tree (what a user must read),
-  per case, per CWE and in total, then every weakness fluxdrive missed
+  per case, per language (with the cases where a tool found anything: one
+  find is what makes a reviewer look), per CWE and in total, then every
+  weakness fluxdrive missed
   (id, file:line, what, and any lower-severity fluxdrive finding there), so a
   developer can work on them.
 - **Healthy, well-kept projects** (``bench/realcode/healthy.yaml``), reviewed
   whole as a user would (docs, tests, examples, CI files): the P0/P1 count,
   bandit's MEDIUM/HIGH count and semgrep's ERROR/WARNING count, each also per
   100,000 non-blank lines of code (``.py``, ``.js``, ``.ts``, ``.go``, ...
-  files fluxdrive reviews), and the hand-labelled precision: every location
+  files fluxdrive reviews), per project, per language and in total, and the
+  hand-labelled precision: every location
   of every fluxdrive P0/P1 finding is matched to the manifest's ``labels``
   (same project and file, line within +-2, same rule; the rule's namespace
   before ``:`` may differ; a location without a label of its own takes the
@@ -42,12 +45,14 @@ case whose mirror or commit is missing is listed as skipped, with the
 
 **Tools**, each timed per case (wall seconds); the ratio of fluxdrive's total
 time to bandit's on the Python cases is printed (issue 27's goal compares
-them; bandit reads nothing else):
+them; bandit reads nothing else), and per language the ratio of fluxdrive's
+to semgrep's on the cases both ran on, over both corpora (issue 28's goal):
 
 - fluxdrive as a user runs it: ``python -m fluxdrive review DIR --yes``
   (static runtime, default agents, output in a temporary directory); a case
   with ``root`` reviews that subdirectory, paths stay repository-relative.
-- bandit (``bandit -r DIR -f json -q``; ``--bandit`` picks another one).
+- bandit (``bandit -r DIR -f json -q``; ``--bandit`` picks another one), on
+  Python cases only.
 - semgrep, when installed: ``sh bench/tools.sh`` puts it in its own
   virtualenv ``.venv-bench`` (found there first, then on PATH, or
   ``--semgrep``). Its rules come from the local mirror of
@@ -616,7 +621,7 @@ def _run_tools(case: Case, checkout: Path, scratch: Path, tools: Toolbox) -> dic
     attempts: list[tuple[str, Callable[[], Run | None]]] = [
         ("fluxdrive", lambda: run_fluxdrive(checkout, target, scratch))
     ]
-    if tools.bandit is not None:
+    if tools.bandit is not None and case.language == "python":  # bandit reads nothing else
         command = tools.bandit
         attempts.append(("bandit", lambda: run_bandit(target, command)))
     if tools.semgrep is not None:
@@ -786,22 +791,41 @@ def run_case(case: Case, args: argparse.Namespace, tools: Toolbox, scratch: Path
 # ---------------------------------------------------------------- totals
 
 
-def vulnerable_totals(cases: list[dict[str, Any]], tools: list[str]) -> dict[str, Any]:
-    """Totals over the scored cases, and per CWE: a tool's column counts only cases where it ran."""
-    scored = [c for c in cases if c["status"] == "ok"]
+def languages_of(cases: Iterable[dict[str, Any]]) -> list[str]:
+    """The languages of ``cases``, in LANGUAGES' order: the rows of every per-language table."""
+    present = {case["language"] for case in cases}
+    return [language for language in LANGUAGES if language in present]
+
+
+def _vulnerable_cells(scored: list[dict[str, Any]], tools: list[str]) -> dict[str, Any]:
+    """Case and weakness counts of ``scored``, and per tool: found, recall, cases with a find, flagged, seconds."""
     totals: dict[str, Any] = {"cases": len(scored), "weaknesses": sum(len(c["weaknesses"]) for c in scored)}
     for tool in tools:
         ran = [c["tools"][tool] for c in scored if "seconds" in c["tools"].get(tool, {})]
         if not ran:
             totals[tool] = None
             continue
+        found, weaknesses = sum(t["found"] for t in ran), sum(t["weaknesses"] for t in ran)
         totals[tool] = {
-            "found": sum(t["found"] for t in ran),
-            "weaknesses": sum(t["weaknesses"] for t in ran),
+            "found": found,
+            "weaknesses": weaknesses,
+            "recall": round(found / weaknesses, 4) if weaknesses else None,
+            "cases_found": sum(t["found"] > 0 for t in ran),
             "flagged": sum(t["flagged"] for t in ran),
             "seconds": round(sum(t["seconds"] for t in ran), 2),
             "cases": len(ran),
         }
+    return totals
+
+
+def vulnerable_totals(cases: list[dict[str, Any]], tools: list[str]) -> dict[str, Any]:
+    """Totals over the scored cases, per language and per CWE: a tool's column counts only cases where it ran."""
+    scored = [c for c in cases if c["status"] == "ok"]
+    totals = _vulnerable_cells(scored, tools)
+    totals["by_language"] = {
+        language: _vulnerable_cells([c for c in scored if c["language"] == language], tools)
+        for language in languages_of(scored)
+    }
     by_cwe: dict[str, dict[str, int]] = {}
     for case in scored:
         for weakness in case["weaknesses"]:
@@ -814,7 +838,17 @@ def vulnerable_totals(cases: list[dict[str, Any]], tools: list[str]) -> dict[str
 
 
 def healthy_totals(projects: list[dict[str, Any]], tools: list[str]) -> dict[str, Any]:
+    """Totals over the scored projects, and the same per language: a tool's column counts only projects it ran on."""
     scored = [p for p in projects if p["status"] == "ok"]
+    totals = _healthy_cells(scored, tools)
+    totals["by_language"] = {
+        language: _healthy_cells([p for p in scored if p["language"] == language], tools)
+        for language in languages_of(scored)
+    }
+    return totals
+
+
+def _healthy_cells(scored: list[dict[str, Any]], tools: list[str]) -> dict[str, Any]:
     lines = sum(p["lines"] for p in scored)
     totals: dict[str, Any] = {"projects": len(scored), "lines": lines}
     for tool in tools:
@@ -843,18 +877,41 @@ def healthy_totals(projects: list[dict[str, Any]], tools: list[str]) -> dict[str
     return totals
 
 
-def time_ratio(*groups: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """fluxdrive's total wall time over bandit's, on the Python cases where both ran (bandit reads only Python)."""
+def time_ratio(
+    *groups: list[dict[str, Any]], against: str = "bandit", language: str = "python"
+) -> dict[str, Any] | None:
+    """fluxdrive's total wall time over ``against``'s, on the ``language`` cases where both ran (None: none did).
+
+    By default the Python cases against bandit (issue 27: bandit reads only
+    Python); issue 28 compares every language against semgrep, the same trees
+    in the same run.
+    """
     ours = theirs = 0.0
+    cases = 0
     for group in groups:
         for case in group:
             tools = case.get("tools", {})
-            if case["status"] == "ok" and case["language"] == "python" and "seconds" in tools.get("bandit", {}):
-                ours += tools["fluxdrive"]["seconds"]
-                theirs += tools["bandit"]["seconds"]
+            if case["status"] != "ok" or case["language"] != language or "seconds" not in tools.get(against, {}):
+                continue
+            if "seconds" not in tools.get("fluxdrive", {}):
+                continue
+            ours += tools["fluxdrive"]["seconds"]
+            theirs += tools[against]["seconds"]
+            cases += 1
     if not theirs:
         return None
-    return {"fluxdrive_seconds": round(ours, 2), "bandit_seconds": round(theirs, 2), "ratio": round(ours / theirs, 3)}
+    return {
+        "fluxdrive_seconds": round(ours, 2),
+        f"{against}_seconds": round(theirs, 2),
+        "ratio": round(ours / theirs, 3),
+        "cases": cases,
+    }
+
+
+def time_by_language(*groups: list[dict[str, Any]]) -> dict[str, dict[str, Any] | None]:
+    """fluxdrive / semgrep wall time per language, over both corpora (None where semgrep ran on no case)."""
+    every = [case for group in groups for case in group if case["status"] == "ok"]
+    return {language: time_ratio(*groups, against="semgrep", language=language) for language in languages_of(every)}
 
 
 # ---------------------------------------------------------------- printing
@@ -896,6 +953,7 @@ def print_vulnerable(result: dict[str, Any], tools: list[str]) -> None:
     print(rule)
     row = " | ".join(_cell(totals.get(t), shown, width) for t in tools)
     print(f"{'total':<24} {'':<4} {'':<10} {totals['weaknesses']:>4} | {row}")
+    print_vulnerable_languages(totals.get("by_language", {}), tools)
     if totals["by_cwe"]:
         print()
         print(f"{'per CWE':<12} {'weak':>4} | " + " | ".join(f"{t:>9}" for t in tools))
@@ -919,6 +977,46 @@ def print_vulnerable(result: dict[str, Any], tools: list[str]) -> None:
     for case in cases:
         for warning in case.get("warnings", []):
             print(f"  manifest warning: {case['name']}: {warning}")
+
+
+def _recall(tool: dict[str, Any]) -> str:
+    """``found/weak recall% cases-with-a-find/cases flagged seconds``: one tool's cell of the per-language table."""
+    recall = "-" if tool["recall"] is None else f"{tool['recall'] * 100:.0f}%"
+    return (
+        f"{tool['found']:>3}/{tool['weaknesses']:<3} {recall:>6} {tool['cases_found']:>3}/{tool['cases']:<3}"
+        f" {tool['flagged']:>7} {tool['seconds']:>7.1f}"
+    )
+
+
+def print_vulnerable_languages(by_language: dict[str, Any], tools: list[str]) -> None:
+    """Per language: recall, cases where something was found, flagged results and seconds of each tool."""
+    if not by_language:
+        return
+    width = 38
+    under = f"{'found':^7} {'recall':>6} {'cases':^7} {'flagged':>7} {'secs':>7}"
+    print()
+    print(f"{'per language':<12} {'cases':>5} {'weak':>4} | " + " | ".join(f"{t:^{width}}" for t in tools))
+    print(f"{'':<12} {'':>5} {'':>4} | " + " | ".join(under for _ in tools))
+    for language, cell in by_language.items():
+        row = " | ".join(_cell(cell.get(t), _recall, width) for t in tools)
+        print(f"{language:<12} {cell['cases']:>5} {cell['weaknesses']:>4} | {row}")
+
+
+def print_healthy_languages(by_language: dict[str, Any], tools: list[str]) -> None:
+    """Per language: each tool's flagged count, per 100k lines, and seconds."""
+    if not by_language:
+        return
+    width = 22
+
+    def shown(t: dict[str, Any]) -> str:
+        per = "-" if t["per_100k"] is None else f"{t['per_100k']:.1f}"
+        return f"{t['flagged']:>5} {per:>7} {t['seconds']:>7.1f}"
+
+    print()
+    print(f"{'per language':<12} {'projects':>8} {'lines':>11} | " + " | ".join(f"{t:^{width}}" for t in tools))
+    for language, cell in by_language.items():
+        row = " | ".join(_cell(cell.get(t), shown, width) for t in tools)
+        print(f"{language:<12} {cell['projects']:>8} {cell['lines']:>11,} | {row}")
 
 
 def print_healthy(result: dict[str, Any], tools: list[str]) -> None:
@@ -947,6 +1045,7 @@ def print_healthy(result: dict[str, Any], tools: list[str]) -> None:
     print(rule)
     row = " | ".join(_cell(totals.get(t), shown, width) for t in tools)
     print(f"{'total':<24} {'':<10} {totals['lines']:>9,} | {row}")
+    print_healthy_languages(totals.get("by_language", {}), tools)
     for tool in (t for t in tools if t != "semgrep" and totals.get(t)):
         cell = totals[tool]
         precision = "-" if cell["precision"] is None else f"{cell['precision'] * 100:.0f}%"
@@ -993,6 +1092,14 @@ def print_report(report: dict[str, Any]) -> None:
         print(
             f"time: fluxdrive {ratio['fluxdrive_seconds']:.1f} s, bandit {ratio['bandit_seconds']:.1f} s on the same "
             f"Python cases -> fluxdrive / bandit = {ratio['ratio']:.2f}"
+        )
+    for language, ratio in report.get("time_by_language", {}).items():
+        if ratio is None:
+            print(f"time {language}: semgrep did not run on any {language} case; no fluxdrive / semgrep ratio")
+            continue
+        print(
+            f"time {language}: fluxdrive {ratio['fluxdrive_seconds']:.1f} s, semgrep {ratio['semgrep_seconds']:.1f} s "
+            f"on the same {ratio['cases']} case(s) -> fluxdrive / semgrep = {ratio['ratio']:.2f}"
         )
     every = [c for group, key in GROUPS if group in report for c in report[group][key]]
     skipped = [c for c in every if c["status"] == "skipped"]
@@ -1056,6 +1163,14 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if any(c["status"] == "failed" for group in groups for c in group) else 0
 
 
+def _drop_idle_bandit(tools: Toolbox, cases: list[Case]) -> None:
+    """bandit reads only Python: with no Python case selected its empty column would read as "found nothing"."""
+    if tools.bandit is not None and not any(case.language == "python" for case in cases):
+        tools.bandit = None
+        tools.versions.pop("bandit", None)
+        tools.notes.append("bandit: reads only Python, and no Python case is selected")
+
+
 def _run(args: argparse.Namespace) -> dict[str, Any] | None:
     if args.json is not None and not args.json.resolve().parent.is_dir():
         raise UsageError(f"{args.json}: its directory does not exist")
@@ -1097,6 +1212,7 @@ def _run(args: argparse.Namespace) -> dict[str, Any] | None:
         raise UsageError(f"{args.mirrors}: no such mirrors folder")
     args.mirrors, args.cache = args.mirrors.resolve(), args.cache.resolve()  # git -C runs elsewhere
     tools = toolbox(args)
+    _drop_idle_bandit(tools, vulnerable + healthy)
     names = ["fluxdrive"] + [t for t in ("bandit", "semgrep") if getattr(tools, t) is not None]
     report: dict[str, Any] = {"versions": tools.versions, "notes": tools.notes, "tools": names}
     with tempfile.TemporaryDirectory(prefix="fluxdrive-realcode-") as tmp:
@@ -1113,7 +1229,9 @@ def _run(args: argparse.Namespace) -> dict[str, Any] | None:
                 "projects": done,
                 "totals": healthy_totals(done, names),
             }
-    report["time"] = time_ratio(*(report[group][key] for group, key in GROUPS if group in report))
+    groups = [report[group][key] for group, key in GROUPS if group in report]
+    report["time"] = time_ratio(*groups)
+    report["time_by_language"] = time_by_language(*groups)
     return report
 
 

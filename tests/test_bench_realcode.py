@@ -315,3 +315,107 @@ def test_scoring_rules_without_tools() -> None:
         "precision": 0.0,
     }
     assert scored["tools"]["fluxdrive"]["per_100k"] == 2.0
+
+
+def _scored(name: str, language: str, tools: dict[str, tuple[int, int, int, float]]) -> dict[str, object]:
+    """A scored vulnerable case: per tool (found, weaknesses, flagged, seconds)."""
+    weaknesses = max(w for _, w, _, _ in tools.values())
+    return {
+        "name": name,
+        "kind": "cve",
+        "language": language,
+        "status": "ok",
+        "weaknesses": [{"cwe": "CWE-22", "found_by": {"fluxdrive": ["P1 x"]}} for _ in range(weaknesses)],
+        "tools": {
+            tool: {"found": f, "weaknesses": w, "flagged": n, "seconds": s} for tool, (f, w, n, s) in tools.items()
+        },
+    }
+
+
+def test_per_language_totals_and_time_ratios(capsys: pytest.CaptureFixture[str]) -> None:
+    """Recall, cases with a find, flagged and seconds per language; fluxdrive / semgrep time per language."""
+    cases = [
+        _scored("js-a", "javascript", {"fluxdrive": (1, 2, 3, 1.0), "semgrep": (0, 2, 40, 4.0)}),
+        _scored("js-b", "javascript", {"fluxdrive": (0, 2, 0, 1.0), "semgrep": (2, 2, 60, 4.0)}),
+        _scored("go-a", "go", {"fluxdrive": (1, 1, 1, 3.0), "semgrep": (1, 1, 5, 1.0)}),
+        _scored("py-a", "python", {"fluxdrive": (2, 4, 2, 2.0), "bandit": (1, 4, 7, 0.5)}),
+        {"name": "gone", "language": "typescript", "status": "skipped", "reason": "mirror missing"},
+    ]
+    totals = realcode.vulnerable_totals(cases, ["fluxdrive", "bandit", "semgrep"])
+    by_language = totals["by_language"]
+    assert list(by_language) == ["python", "javascript", "go"], "LANGUAGES order; skipped cases are not rows"
+    javascript = by_language["javascript"]
+    assert (javascript["cases"], javascript["weaknesses"]) == (2, 4)
+    assert javascript["fluxdrive"] == {
+        "found": 1,
+        "weaknesses": 4,
+        "recall": 0.25,
+        "cases_found": 1,
+        "flagged": 3,
+        "seconds": 2.0,
+        "cases": 2,
+    }
+    assert javascript["semgrep"]["recall"] == 0.5 and javascript["semgrep"]["cases_found"] == 1
+    assert javascript["bandit"] is None, "bandit reads only Python"
+    assert by_language["python"]["semgrep"] is None and by_language["python"]["bandit"]["flagged"] == 7
+    assert totals["fluxdrive"]["found"] == 4 and totals["fluxdrive"]["cases_found"] == 3
+    assert totals["fluxdrive"]["recall"] == round(4 / 9, 4)
+
+    projects = [
+        {"name": "koa", "language": "javascript", "status": "ok", "lines": 50_000, "labels": {"fluxdrive": {}},
+         "tools": {"fluxdrive": {"flagged": 1, "seconds": 2.0}, "semgrep": {"flagged": 10, "seconds": 5.0}}},
+        {"name": "gin", "language": "go", "status": "ok", "lines": 20_000, "labels": {"fluxdrive": {}},
+         "tools": {"fluxdrive": {"flagged": 0, "seconds": 1.0}, "semgrep": {"flagged": 4, "seconds": 1.0}}},
+    ]  # fmt: skip
+    for project in projects:
+        project["labels"] = {"fluxdrive": {"real": 0, "false": 0, "unlabelled": []}}
+    healthy = realcode.healthy_totals(projects, ["fluxdrive", "semgrep"])
+    assert healthy["by_language"]["javascript"]["semgrep"] == {
+        "flagged": 10,
+        "per_100k": 20.0,
+        "seconds": 5.0,
+        "projects": 1,
+    }
+    assert healthy["by_language"]["go"]["fluxdrive"]["flagged"] == 0 and healthy["projects"] == 2
+
+    assert realcode.time_ratio(cases, projects) == {
+        "fluxdrive_seconds": 2.0,
+        "bandit_seconds": 0.5,
+        "ratio": 4.0,
+        "cases": 1,
+    }, "the default compares Python cases with bandit, as before"
+    ratios = realcode.time_by_language(cases, projects)
+    assert list(ratios) == ["python", "javascript", "go"]
+    assert ratios["python"] is None, "semgrep did not run on the Python case"
+    assert ratios["javascript"] == {"fluxdrive_seconds": 4.0, "semgrep_seconds": 13.0, "ratio": 0.308, "cases": 3}
+    assert ratios["go"] == {"fluxdrive_seconds": 4.0, "semgrep_seconds": 2.0, "ratio": 2.0, "cases": 2}
+
+    report = {
+        "versions": {"fluxdrive": "1"},
+        "notes": [],
+        "tools": ["fluxdrive", "bandit", "semgrep"],
+        "vulnerable": {"cases": cases, "totals": totals | {"by_cwe": {}}},
+        "time": None,
+        "time_by_language": ratios,
+    }
+    realcode.print_report(report)
+    out = capsys.readouterr().out
+    javascript_row = next(line for line in out.splitlines() if line.startswith("javascript "))
+    assert "1/4      25%   1/2         3     2.0" in javascript_row and "2/4      50%" in javascript_row
+    assert "time javascript: fluxdrive 4.0 s, semgrep 13.0 s on the same 3 case(s) -> fluxdrive / semgrep = 0.31" in out
+    assert "time python: semgrep did not run on any python case" in out
+
+
+def test_bandit_column_only_with_python_cases() -> None:
+    """bandit reads only Python: without a Python case it is left out, not shown as finding nothing."""
+    go = realcode.Case("g", "a/g", "0" * 40, "MIT", "go")
+    tools = realcode.Toolbox("bandit", None, Path("."), Path("."), versions={"bandit": "bandit 1"})
+    realcode._drop_idle_bandit(tools, [go])
+    assert (tools.bandit, tools.versions, tools.notes) == (
+        None,
+        {},
+        ["bandit: reads only Python, and no Python case is selected"],
+    )
+    kept = realcode.Toolbox("bandit", None, Path("."), Path("."))
+    realcode._drop_idle_bandit(kept, [go, realcode.Case("p", "a/p", "0" * 40, "MIT", "python")])
+    assert kept.bandit == "bandit" and kept.notes == []
