@@ -6,7 +6,7 @@ lizard's definitions:
 
 - cyclomatic complexity: 1, plus one per ``if``/``elif``/conditional
   expression/comprehension ``if``, ``for`` (comprehensions too), ``while``,
-  ``except``, ``finally``, ``case``, and one per ``and``/``or`` operator;
+  ``except``, ``finally``, ``case`` (and its guard's ``if``), and one per ``and``/``or`` operator;
 - NLOC: lines holding code from the ``def`` line to the function's end,
   without blank and comment-only lines, string statements (docstrings) and
   the bodies of nested functions and classes (their header lines count for
@@ -61,6 +61,8 @@ def _parameters(node: FunctionNode) -> tuple[str, ...]:
 
 
 def _branches(node: ast.AST) -> int:
+    if isinstance(node, ast.match_case):
+        return 2 if node.guard is not None else 1  # lizard counts a guard's ``if`` too
     if isinstance(node, _BRANCHES):
         return 1
     if isinstance(node, ast.Try | ast.TryStar):
