@@ -10,9 +10,9 @@ as ``parameter`` (a public function: its caller chooses them) or ``unknown``
 What a function does with its parameters is kept as a :class:`Summary`
 (which parameters its result carries, which parameters reach which sink),
 so ``run(req.query.cmd)`` in one file is reported when ``run`` passes its
-argument to ``child_process.exec`` in another. Summaries are computed in two
-rounds over the whole project (a helper of a helper is seen), and hits are
-kept only from the last round.
+argument to ``child_process.exec`` in another. Summaries are refined until
+they settle (only the callers of a function whose summary changed are read
+again), and hits are kept only from the last pass (:meth:`Project.analyse`).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import posixpath
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from fluxdrive.runtimes.static.flows.ir import (
     Arr,
@@ -54,7 +55,7 @@ CALLBACK_METHODS = {
 }  # fmt: skip
 DECORATOR_NAME = re.compile(r"@\s*([A-Za-z_$][\w$]*)")
 SCRIPT_SUFFIXES = (".js", ".ts", ".mjs", ".cjs", ".tsx", ".jsx", ".mts", ".cts")
-ROUNDS = 2
+MAX_REFINEMENTS = 4
 ALLOW_LIST_METHODS = frozenset({"includes", "has", "indexOf", "contains", "hasOwnProperty"})
 
 
@@ -67,6 +68,7 @@ class SummarySink:
     callee: str
     path: str
     line: int
+    program: str = ""  # the program an argument vector is for
 
 
 @dataclass
@@ -74,7 +76,7 @@ class Summary:
     """What a function does with its parameters, as its callers need to know."""
 
     returns: set[int] = field(default_factory=set)
-    sinks: dict[tuple[int, str], SummarySink] = field(default_factory=dict)
+    sinks: dict[tuple[int, str, str, int], SummarySink] = field(default_factory=dict)  # (param, class, path, line)
     outside: str | None = None
     unknown: bool = False
 
@@ -143,6 +145,7 @@ class Project:
         self.functions: dict[tuple[str, str], Function] = {}
         self.attributes: dict[tuple[str, str], dict[str, Value]] = {}
         self.summaries: dict[tuple[str, str], Summary] = {}
+        self.callees: dict[tuple[str, str], frozenset[tuple[str, str]]] = {}
         self.handlers: dict[str, set[str]] = {}
         self.owners = {m.path: frozenset(f.owner for f in m.functions if f.owner) | set(m.classes) for m in modules}
         self.directories: dict[str, list[Module]] = {}
@@ -153,25 +156,63 @@ class Project:
 
     # ---------------------------------------------------------------- running
     def analyse(self) -> list[FlowHit]:
-        """Every sink hit in the project (summaries refined over :data:`ROUNDS` rounds)."""
-        hits: list[FlowHit] = []
-        for round_number in range(ROUNDS):
-            last = round_number == ROUNDS - 1
-            hits = []
-            for module in self.modules.values():
-                hits.extend(self._module(module, report=last))
-        return hits
+        """Every sink hit in the project.
 
-    def _module(self, module: Module, *, report: bool) -> list[FlowHit]:
+        A first pass summarises every function; then only the functions that call one whose
+        summary changed are read again (up to :data:`MAX_REFINEMENTS` times: a helper of a helper
+        of a helper is seen), and a last pass reports.
+        """
+        self._pass(report=False)
+        changed = set(self.summaries)
+        for _ in range(MAX_REFINEMENTS):
+            stale = {key for key, called in self.callees.items() if called & changed}
+            if not stale:
+                break
+            changed = self._pass(report=False, only=stale)
+        hits = self._pass(report=True)
+        worst: dict[tuple[str, int, str], FlowHit] = {}
+        for hit in hits:  # a sink reached from several files is one finding, at its worst
+            key = (hit.path, hit.line, hit.sink.name)
+            if key not in worst or hit.severity < worst[key].severity:
+                worst[key] = hit
+        return list(worst.values())
+
+    def _pass(self, *, report: bool, only: set[tuple[str, str]] | None = None) -> Any:
+        """Read the project's functions (``only`` these); the hits when reporting, else the summaries that changed."""
+        hits: list[FlowHit] = []
+        changed: set[tuple[str, str]] = set()
+        for module in self.modules.values():
+            if only is not None and not any(path == module.path for path, _ in only):
+                continue
+            hits.extend(self._module(module, report=report, only=only, changed=changed))
+        return hits if report else changed
+
+    def _module(
+        self,
+        module: Module,
+        *,
+        report: bool,
+        only: set[tuple[str, str]] | None = None,
+        changed: set[tuple[str, str]] | None = None,
+    ) -> list[FlowHit]:
         checker = SinkChecker(self.spec, module.path, report=report)
         top = FunctionFlow(self, module, module.top, checker)
-        top.run()
+        if only is None:
+            top.run()
+        else:
+            top.run_quietly()
         owners = self.owners[module.path]
         ordered = sorted(module.functions, key=lambda f: f.role != "constructor" and f.name not in owners)
         for function in ordered:
+            key = (module.path, function.qualified)
+            if only is not None and key not in only:
+                continue
             flow = FunctionFlow(self, module, function, checker, env=dict(top.module_env()))
             flow.run()
-            self.summaries[(module.path, function.qualified)] = flow.summary
+            if changed is not None and self.summaries.get(key) != flow.summary:
+                changed.add(key)
+            self.summaries[key] = flow.summary
+            self.callees[key] = frozenset(flow.callees)
         return checker.hits
 
     # -------------------------------------------------------------- resolving
@@ -266,10 +307,12 @@ class FunctionFlow:
         self.function = function
         self.checker = checker
         self.env: dict[str, Value] = dict(env or {})
-        self.cleaned_paths: dict[str, frozenset[str]] = {}
+        self.cleaned_paths: dict[str, tuple[frozenset[str], int]] = {}  # value -> (classes, last line; 0: on)
+        self.line = function.line
         self.arrays: dict[str, list[Expr]] = {}
         self.summary = Summary()
         self.closure = closure
+        self.callees: set[tuple[str, str]] = set()
         owners = project.owners.get(module.path, frozenset())
         self.owner = function.owner or (function.name if function.name in owners else "")
         self._bind_params(params or {})
@@ -327,12 +370,25 @@ class FunctionFlow:
         for statement in self.function.body:
             self.statement(statement)
 
+    def run_quietly(self) -> None:
+        """Read the statements for the names they leave (a file's top level, again), reporting nothing."""
+        saved = self.checker.report
+        self.checker.report = False
+        try:
+            self.run()
+        finally:
+            self.checker.report = saved
+
     def statement(self, statement: Statement) -> None:
+        """One statement: names take values, calls are checked, returns feed the summary, ifs vouch."""
+        self.line = statement.line
         match statement:
             case Assign(target=target, value=value, nested=nested, add=add):
                 self.assign(target, self.eval(value), nested=nested, add=add, line=statement.line)
                 if isinstance(target, Name) and isinstance(value, Arr) and not add:
                     self.arrays[target.id] = list(value.items)  # an argument vector built before the call
+                elif isinstance(target, Name) and target.id in self.arrays and _appends_to(value, target.id):
+                    self.arrays[target.id].extend(value.args[1:])  # Go: args = append(args, "--depth", d)
             case Unpack(names=names, value=value, nested=nested):
                 whole = self.eval(value)
                 for bound, read in names:
@@ -352,9 +408,9 @@ class FunctionFlow:
             case Return(value=value):
                 if value is not None:
                     self._returned(self.eval(value))
-            case Guard(condition=condition):
+            case Guard(condition=condition, exits=exits, until=until):
                 self.eval(condition)
-                self.guard(condition)
+                self.guard(condition, 0 if exits else until)
 
     def _returned(self, value: Value) -> None:
         summary = self.summary
@@ -392,14 +448,23 @@ class FunctionFlow:
             self.env[base] = join([self.env[base], Value(value.taints)])
 
     # ------------------------------------------------------------ guards
-    def guard(self, condition: Expr) -> None:
-        """Checks in an ``if`` make the values they look at trusted for the matching sinks."""
+    def guard(self, condition: Expr, until: int = 0) -> None:
+        """Checks in an ``if`` make the values they look at trusted for the matching sinks.
+
+        After an ``if`` whose branch exits (``if (!ok) return;``) for the rest of the function;
+        otherwise only inside the branch (``if (ok) { sink(x) }``), up to line ``until``.
+        """
         for call, _negated in _calls_in(condition):
             classes, looked_at = self._checked(call)
             for path in looked_at if classes else ():
-                self.cleaned_paths[path] = self.cleaned_paths.get(path, frozenset()) | frozenset(classes)
+                self.vouch(path, classes, until)
         for compared in _compared_to_constant(condition):
-            self.cleaned_paths[compared] = frozenset({"all"})
+            self.vouch(compared, {"all"}, until)
+
+    def vouch(self, path: str, classes: set[str] | frozenset[str], until: int) -> None:
+        """``path`` is trusted for ``classes`` up to line ``until`` (0: to the end of the function)."""
+        old, old_until = self.cleaned_paths.get(path, (frozenset(), until))
+        self.cleaned_paths[path] = (old | frozenset(classes), 0 if 0 in (old_until, until) else max(old_until, until))
 
     def _checked(self, call: Call) -> tuple[set[str], list[str]]:
         """The sink classes a check call vouches for, and the values it looks at."""
@@ -407,6 +472,8 @@ class FunctionFlow:
         callee = self.callee(func)
         last = callee.rsplit(".", 1)[-1] if callee else ""
         first_arg = [p for arg in call.args[:1] for p in names_in(arg)]
+        if any(word in last.lower() for word in self.spec.guard_words):  # containsDotDot(x), isSafePath(x)
+            return {"all"}, [p for arg in call.args for p in names_in(arg)]
         if not isinstance(func, Member):
             classes = {kind for kind, names in self.spec.guards.items() if last in names or callee in names}
             return classes, first_arg  # strings.HasPrefix(p, base), filepath.IsLocal(p)
@@ -474,7 +541,9 @@ class FunctionFlow:
 
     def _cleaned(self, path: str | None, value: Value) -> Value:
         if path and path in self.cleaned_paths:
-            return value.cleaned(self.cleaned_paths[path])
+            classes, until = self.cleaned_paths[path]
+            if not until or self.line <= until:
+                return value.cleaned(classes)
         return value
 
     def closure_flow(self, function: Function, params: dict[int, Value]) -> FunctionFlow:
@@ -486,6 +555,7 @@ class FunctionFlow:
         flow.run()
         for key, sink in flow.summary.sinks.items():  # a closure's use of our parameter is ours
             self.summary.sinks.setdefault(key, sink)
+        self.callees |= flow.callees
         return flow
 
     def name(self, expr: Name) -> Value:
@@ -590,6 +660,8 @@ class FunctionFlow:
         callee = self.callee(func)
         args = self._arguments(expr, method, receiver)
         target = self.project.resolve(self.module, func, self.owner, self.env, self.function.receiver)
+        if target is not None:
+            self.callees.add(target)
         if target is not None and not self.spec.cleaned_by(callee):  # sanitizeURI() is trusted by its name
             return self._project_call(expr, target, args)
         self.checker.call(expr, callee, args, self, receiver)
@@ -714,6 +786,17 @@ def _longer_labels(taints: frozenset[Taint], base: str | None, path: str) -> fro
         return taints
     return frozenset(
         Taint(t.kind, path, t.param, t.cleaned, t.at) if t.kind == "outside" and t.label == base else t for t in taints
+    )
+
+
+def _appends_to(value: Expr, name: str) -> bool:
+    return (
+        isinstance(value, Call)
+        and isinstance(value.func, Name)
+        and value.func.id == "append"
+        and bool(value.args)
+        and isinstance(value.args[0], Name)
+        and value.args[0].id == name
     )
 
 

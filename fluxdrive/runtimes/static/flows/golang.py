@@ -229,7 +229,8 @@ class GoReader:
             yield from self._statement(initializer, nested)
         condition, consequence = node.field("condition"), node.field("consequence")
         if condition is not None:
-            yield Guard(self.expr(condition), line_of(node), _exits(consequence))
+            until = int(consequence.range().end.line) + 1 if consequence is not None else 0
+            yield Guard(self.expr(condition), line_of(node), _exits(consequence), until)
         if consequence is not None:
             yield from self._block(consequence, True)
         alternative = node.field("alternative")

@@ -164,6 +164,7 @@ class Guard:
     condition: Expr
     line: int
     exits: bool  # the branch taken when the check fails returns, throws or continues
+    until: int = 0  # the last line of the branch: a check that does not exit vouches only inside it
 
 
 Statement: TypeAlias = Assign | Unpack | Loop | Evaluate | Return | Guard

@@ -521,7 +521,8 @@ class JavaScriptReader:
     def _if(self, node: Node, nested: bool) -> Iterator[Statement]:
         condition, consequence = node.field("condition"), node.field("consequence")
         if condition is not None:
-            yield Guard(self.expr(condition), line_of(node), _exits(consequence))
+            until = int(consequence.range().end.line) + 1 if consequence is not None else 0
+            yield Guard(self.expr(condition), line_of(node), _exits(consequence), until)
         if consequence is not None:
             yield from self._block(consequence)
         alternative = node.field("alternative")

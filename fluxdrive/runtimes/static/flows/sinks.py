@@ -130,19 +130,19 @@ class SinkChecker:
         detail: str = "",
         cap: str = "",
         at: int = 0,
+        path: str = "",
     ) -> None:
-        """Report ``value`` at a sink of class ``sink`` with the severity its origin earns (never above ``cap``)."""
-        self._remember(sink, value, line, callee, flow)
-        kind = sink.kind
+        """Report ``value`` at a sink of class ``sink`` with the severity its origin earns (never above ``cap``).
+
+        ``path``/``line``: where the sink is (another file's, for a call through a summary).
+        """
+        self._remember(sink, value, line, callee, flow, path=path, program=program)
         if sink.safe_prefix is not None and value.text and sink.safe_prefix.match(value.text):
             return  # "/user/" + id stays on this site; "https://api.example.com/" + path keeps its host
-        origin, taint = value.origin(kind)
+        origin, taint = value.origin(sink.kind)
         if taint is None or not self.report:
             return
-        level = "unknown" if origin.kind == "command line" else origin.kind
-        severity = sink.severity.get(level)
-        if level == "outside" and program and posixpath.basename(program) in sink.dangerous:
-            severity = sink.severity.get("dangerous", severity)
+        severity = self._severity(sink, origin.kind, program)
         at = at or taint.at
         if at and at != line:  # reported where the fix goes; the sink is named in the title
             callee, line = f"{callee} at line {line}", at
@@ -150,22 +150,38 @@ class SinkChecker:
             return
         if cap and severity < cap:
             severity = cap
-        hit = FlowHit(sink, self.path, line, callee, origin, severity, program, through, detail)
-        known = self._seen.get((line, sink.name))
+        hit = FlowHit(sink, path or self.path, line, callee, origin, severity, program, through, detail)
+        key = (hit.path, line, sink.name)
+        known = self._seen.get(key)
         if known is None:
-            self._seen[(line, sink.name)] = len(self.hits)
+            self._seen[key] = len(self.hits)
             self.hits.append(hit)
         elif severity < self.hits[known].severity:  # the same place reached by worse data: keep the worst
             self.hits[known] = hit
 
-    def _remember(self, sink: SinkClass, value: Value, line: int, callee: str, flow: FunctionFlow) -> None:
+    @staticmethod
+    def _severity(sink: SinkClass, origin: str, program: str) -> str | None:
+        """What an origin earns at this sink; an argument vector's program can raise or rule it out."""
+        level = "unknown" if origin == "command line" else origin
+        dangerous = bool(program) and posixpath.basename(program) in sink.dangerous
+        if sink.dangerous and level == "parameter" and not dangerous:
+            return None  # a library passing its caller's value to a harmless program
+        if level == "outside" and dangerous:
+            return sink.severity.get("dangerous", sink.severity.get(level))
+        return sink.severity.get(level)
+
+    def _remember(
+        self, sink: SinkClass, value: Value, line: int, callee: str, flow: FunctionFlow, *, path: str, program: str
+    ) -> None:
         """A parameter reaching the sink goes into the function's summary, for its callers."""
         from fluxdrive.runtimes.static.flows.engine import SummarySink
 
         for taint in value.taints:
             if taint.param >= 0 and taint.reaches(sink.kind):
+                where = path or self.path
                 flow.summary.sinks.setdefault(
-                    (taint.param, sink.name), SummarySink(taint.param, sink.name, callee, self.path, line)
+                    (taint.param, sink.name, where, line),
+                    SummarySink(taint.param, sink.name, callee, where, line, program),
                 )
 
     # ------------------------------------------------------------------- calls
@@ -238,12 +254,16 @@ class SinkChecker:
         flow: FunctionFlow,
         arguments: tuple[Argument, ...],
     ) -> None:
-        """Values placed in a program's argument vector without ``--`` before them."""
-        program_expr = expr.args[0] if expr.args else None
-        program = program_expr.value if isinstance(program_expr, Const) else ""
-        if (isinstance(expr.func, Member) and expr.func.name == "raw") or callee.endswith("simple-git.raw"):
-            program = "git"
+        """Values placed in a program's argument vector without ``--`` before them.
+
+        The program is the argument just before the vector (``spawn("git", [...])``,
+        ``exec.CommandContext(ctx, "git", args...)``); ``git.raw([...])`` runs git.
+        """
+        git = (isinstance(expr.func, Member) and expr.func.name == "raw") or callee.endswith("simple-git.raw")
         for argument in arguments:
+            before = (argument.position or 0) - 1
+            program_expr = expr.args[before] if 0 <= before < len(expr.args) else None
+            program = "git" if git else (program_expr.value if isinstance(program_expr, Const) else "")
             items = self._items(expr, args, argument, flow)
             self._vector(sink, items, expr.line, callee, program, flow)
 
@@ -251,8 +271,13 @@ class SinkChecker:
         self, expr: Call, args: list[Value], argument: Argument, flow: FunctionFlow
     ) -> list[tuple[Expr, Value | None]]:
         position = argument.position or 0
-        if argument.mode == "rest":
-            return [(e, None) for e in expr.args[position:]]
+        if argument.mode == "rest":  # Go: exec.Command("git", args...) spreads a slice built before
+            spread = [
+                item
+                for e in expr.args[position:]
+                for item in (flow.arrays.get(e.id, [e]) if isinstance(e, Name) else [e])
+            ]
+            return [(e, None) for e in spread]
         if position >= len(expr.args):
             return []
         vector = expr.args[position]
@@ -293,16 +318,25 @@ class SinkChecker:
 
     # ------------------------------------------------------- summaries, fields
     def through(self, expr: Call, name: str, sink: SummarySink, value: Value, flow: FunctionFlow) -> None:
-        """A call giving a project function data that its parameter carries to a sink."""
+        """A call giving a project function data that its parameter carries to a sink.
+
+        Reported at the sink (where the fix goes), naming the call; a parameter of the caller goes
+        into the caller's summary in turn.
+        """
         declared = self.spec.sinks.get(sink.sink)
         if declared is None:
             return
-        for taint in value.taints:
-            if taint.param >= 0 and taint.reaches(declared.kind):
-                self._remember(declared, Value(frozenset({taint})), expr.line, sink.callee, flow)
-        outside = Value(frozenset(t for t in value.taints if t.kind == "outside"))
-        if outside.taints:
-            self.judge(declared, outside, expr.line, sink.callee, flow, through=f"{name}() ({sink.path}:{sink.line})")
+        live = Value(frozenset(t for t in value.taints if t.kind in ("outside", "parameter") or t.param >= 0))
+        self.judge(
+            declared,
+            live,
+            sink.line,
+            sink.callee,
+            flow,
+            program=sink.program,
+            through=f"{name}() called at {self.path}:{expr.line}",
+            path=sink.path,
+        )
 
     def property(self, target: Member, value: Value, flow: FunctionFlow, line: int) -> None:
         """``el.innerHTML = value``: assigning to a property that writes HTML."""

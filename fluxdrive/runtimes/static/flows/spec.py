@@ -103,6 +103,7 @@ class FlowSpec:
     guards: Mapping[str, frozenset[str]]
     sinks: Mapping[str, SinkClass]
     binders: frozenset[str] = frozenset()
+    guard_words: tuple[str, ...] = ()
     not_fields: Mapping[str, frozenset[str]] = field(default_factory=dict)
     archive: Mapping[str, frozenset[str]] = field(default_factory=dict)
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
@@ -246,6 +247,9 @@ def parse(data: object, language: str, where: str) -> FlowSpec:
             for k, v in _table(request.get("not_fields"), f"{where}: sources.request.not_fields").items()
         },
         binders=frozenset(_strings(sources.get("binders"), f"{where}: sources.binders")),
+        guard_words=tuple(
+            w.lower() for w in _strings(sanitizers.get("guard_words"), f"{where}: sanitizers.guard_words")
+        ),
         archive={k: frozenset(_strings(v, f"{where}: sources.archive.{k}")) for k, v in archive.items()},
         clean=frozenset(_strings(top.get("clean"), f"{where}: clean")),
         pure=frozenset(_strings(top.get("pure"), f"{where}: pure")),
