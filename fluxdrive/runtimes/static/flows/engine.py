@@ -387,8 +387,8 @@ class FunctionFlow:
                 self.assign(target, self.eval(value), nested=nested, add=add, line=statement.line)
                 if isinstance(target, Name) and isinstance(value, Arr) and not add:
                     self.arrays[target.id] = list(value.items)  # an argument vector built before the call
-                elif isinstance(target, Name) and target.id in self.arrays and _appends_to(value, target.id):
-                    self.arrays[target.id].extend(value.args[1:])  # Go: args = append(args, "--depth", d)
+                elif isinstance(target, Name) and isinstance(value, Call) and _appends_to(value, target.id):
+                    self.arrays.setdefault(target.id, []).extend(value.args[1:])  # Go: args = append(args, d)
             case Unpack(names=names, value=value, nested=nested):
                 whole = self.eval(value)
                 for bound, read in names:
@@ -789,10 +789,9 @@ def _longer_labels(taints: frozenset[Taint], base: str | None, path: str) -> fro
     )
 
 
-def _appends_to(value: Expr, name: str) -> bool:
+def _appends_to(value: Call, name: str) -> bool:
     return (
-        isinstance(value, Call)
-        and isinstance(value.func, Name)
+        isinstance(value.func, Name)
         and value.func.id == "append"
         and bool(value.args)
         and isinstance(value.args[0], Name)

@@ -114,7 +114,7 @@ class SinkChecker:
         self.path = path
         self.report = report
         self.hits: list[FlowHit] = []
-        self._seen: dict[tuple[int, str], int] = {}  # (line, sink class) -> index of its hit
+        self._seen: dict[tuple[str, int, str], int] = {}  # (path, line, sink class) -> index of its hit
 
     # ----------------------------------------------------------------- judging
     def judge(
