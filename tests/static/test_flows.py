@@ -270,3 +270,12 @@ function checked(file, dest) {
 """
     found = _titles(code)
     assert list(found) == [4] and found[4][0] == "P0" and "entry.entryName" in found[4][1]
+
+
+def test_every_flow_rule_has_its_cwe_in_the_one_table() -> None:
+    from fluxdrive.runtimes.static.cwe import cwe_of
+
+    for family, prefix in (("javascript", "js"), ("go", "go")):
+        for sink in shipped(family).sinks.values():
+            assert sink.cwe in cwe_of(f"flow:{prefix}-{sink.rule}"), (family, sink.name)
+    assert cwe_of("flow:js-prototype-pollution") == ("CWE-1321",)

@@ -56,6 +56,7 @@ CALLBACK_METHODS = {
 DECORATOR_NAME = re.compile(r"@\s*([A-Za-z_$][\w$]*)")
 SCRIPT_SUFFIXES = (".js", ".ts", ".mjs", ".cjs", ".tsx", ".jsx", ".mts", ".cts")
 MAX_REFINEMENTS = 4
+DISTINCTIVE = 8  # a method name this long, defined once in the project, is followed by name alone
 ALLOW_LIST_METHODS = frozenset({"includes", "has", "indexOf", "contains", "hasOwnProperty"})
 
 
@@ -149,10 +150,19 @@ class Project:
         self.handlers: dict[str, set[str]] = {}
         self.owners = {m.path: frozenset(f.owner for f in m.functions if f.owner) | set(m.classes) for m in modules}
         self.directories: dict[str, list[Module]] = {}
+        methods: dict[str, list[tuple[str, str]]] = {}
         for module in self.modules.values():
             for function in module.functions:
                 self.functions.setdefault((module.path, function.qualified), function)
+                if function.owner:
+                    methods.setdefault(function.name, []).append((module.path, function.qualified))
             self.directories.setdefault(posixpath.dirname(module.path), []).append(module)
+        common = spec.pure_methods | {m for sink in spec.sinks.values() for m in sink.methods}
+        self.methods = {  # a method name defined once in the project, distinctive enough to follow by name
+            name: places[0]
+            for name, places in methods.items()
+            if len(places) == 1 and len(name) >= DISTINCTIVE and name not in common
+        }
 
     # ---------------------------------------------------------------- running
     def analyse(self) -> list[FlowHit]:
@@ -240,6 +250,8 @@ class Project:
             imported = module.imports.get(base)
             if imported is not None and base not in env and "#" not in imported:
                 return self._imported(module, f"{imported}#{func.name}")
+        if isinstance(func, Member):  # allocationsDAO.getByUserIdAndThreshold(...): one method of that name
+            return self.methods.get(func.name)
         return None
 
     def _imported(self, module: Module, imported: str) -> tuple[str, str] | None:

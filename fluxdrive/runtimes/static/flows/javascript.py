@@ -359,6 +359,17 @@ class JavaScriptReader:
     ) -> None:
         function = self.function(node, name, owner=owner, role=role, decorators=tuple(decorators))
         self.functions.append(replace(function, exported=exported))
+        if not owner:  # function Dao(db) { this.find = function (id) {...} }: methods of the constructor
+            for statement in function.body:
+                if (
+                    isinstance(statement, Assign)
+                    and isinstance(statement.target, Member)
+                    and isinstance(statement.target.obj, Name)
+                    and statement.target.obj.id == "this"
+                    and isinstance(statement.value, Lambda)
+                ):
+                    method = replace(statement.value.function, name=statement.target.name, owner=name, role="method")
+                    self.functions.append(method)
 
     # --------------------------------------------------------------- functions
     def function(

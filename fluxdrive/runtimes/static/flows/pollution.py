@@ -10,8 +10,9 @@ this CVE (lodash, minimist, set-value, dot-prop, deep-extend...):
 2. a write goes through such a key: ``target[k] = ...``;
 3. the function goes deeper with the key: it calls itself on what the key
    selects (``merge(target[k], source[k])``), or walks ``obj = obj[k]``;
-4. nothing refuses ``__proto__``, ``constructor`` or ``prototype`` (no such
-   literal, no ``isSafeKey``-style helper).
+4. nothing refuses both ``__proto__`` and ``constructor``/``prototype`` (the
+   literals, or an ``isSafeKey``-style helper): refusing ``__proto__`` alone
+   leaves ``constructor.prototype``.
 
 A shallow copy (no 3) only replaces one object's prototype and is left out.
 Severity: a public function P1 (its callers pass parsed JSON, query strings,
@@ -50,6 +51,8 @@ from fluxdrive.runtimes.static.flows.ir import (
 FORBIDDEN = frozenset({"__proto__", "constructor", "prototype"})
 REFUSING_HELPER = re.compile(r"(?i)proto|safe_?key|forbidden|polluti|dangerous_?key|isvalidkey|unsafe_?key")
 KEY_LISTS = frozenset({"keys", "entries", "getOwnPropertyNames", "split", "ownKeys"})
+KEY_LIST_WORDS = ("split", "segments", "topath", "parsepath", "pathparts", "keypath")
+KEY_LIST_PARAMS = frozenset({"keys", "path", "paths", "props", "segments", "parts", "keyPath", "pathArray"})
 CALLBACKS = {"forEach": 0, "map": 0, "reduce": 1, "some": 0, "every": 0, "filter": 0}
 
 
@@ -143,8 +146,13 @@ def _strings(function: Function) -> set[str]:
 
 
 def _refuses(function: Function) -> bool:
-    """The function names a forbidden key, or calls a helper whose name says it checks keys."""
-    if _strings(function) & FORBIDDEN:
+    """The function refuses ``__proto__`` and the ``constructor``/``prototype`` route, or calls a key checker.
+
+    Refusing ``__proto__`` alone is the classic incomplete fix (minimist, CVE-2021-44906):
+    ``constructor.prototype`` reaches the same object.
+    """
+    named = _strings(function) & FORBIDDEN
+    if "__proto__" in named and named & {"constructor", "prototype"}:
         return True
     for statement in statements(function.body):
         for expr in _expressions(statement):
@@ -157,8 +165,12 @@ def _refuses(function: Function) -> bool:
 
 
 def _is_key_list(expr: Expr) -> bool:
-    """``Object.keys(src)``, ``path.split(".")``, ``Object.entries(src)``."""
-    return isinstance(expr, Call) and isinstance(expr.func, Member) and expr.func.name in KEY_LISTS
+    """``Object.keys(src)``, ``path.split(".")``, ``Object.entries(src)``, a project's ``splitPath(p)``."""
+    if not isinstance(expr, Call):
+        return False
+    func = expr.func
+    name = func.name if isinstance(func, Member) else (func.id if isinstance(func, Name) else "")
+    return name in KEY_LISTS or any(word in name.lower() for word in KEY_LIST_WORDS)
 
 
 class KeyWalk:
@@ -166,7 +178,7 @@ class KeyWalk:
 
     def __init__(self, function: Function) -> None:
         self.keys: set[str] = set()
-        self.lists: set[str] = set()
+        self.lists: set[str] = {p.name for p in function.params if p.name in KEY_LIST_PARAMS}  # setKey(obj, keys, v)
         for statement in statements(function.body):
             self._learn(statement)
 
@@ -207,6 +219,29 @@ class KeyWalk:
         return isinstance(expr, Index) and isinstance(expr.obj, Name) and expr.obj.id in self.lists
 
 
+def _root(expr: Expr) -> str:
+    while isinstance(expr, Member | Index):
+        expr = expr.obj
+    return expr.id if isinstance(expr, Name) else ""
+
+
+def _fresh_objects(function: Function) -> set[str]:
+    """Names that only ever hold an object made here (``{...a, ...b}``, ``{}``, ``Object.create(null)``).
+
+    Writing ``fresh["__proto__"]`` changes that new object's prototype, never a shared one (zod's
+    mergeValues builds its result this way).
+    """
+    made: dict[str, bool] = {}
+    for statement in statements(function.body):
+        if isinstance(statement, Assign) and isinstance(statement.target, Name):
+            value = statement.value
+            new = isinstance(value, Obj | Arr) or (
+                isinstance(value, Call) and isinstance(value.func, Member) and value.func.name == "create"
+            )
+            made[statement.target.id] = made.get(statement.target.id, True) and new
+    return {name for name, only_new in made.items() if only_new}
+
+
 def _target_name(expr: Expr) -> str:
     if isinstance(expr, Name):
         return expr.id
@@ -233,13 +268,14 @@ def check_function(module: Module, function: Function) -> PollutionHit | None:
         return None
     writes: list[Assign] = []
     deeper = False
+    fresh = _fresh_objects(function)
     for statement in statements(function.body):
         for expr in _expressions(statement):
             deeper = deeper or any(_recurses_with_key(node, function.name, walk) for node in _walk(expr))
         if not isinstance(statement, Assign):
             continue
         target, value = statement.target, statement.value
-        if isinstance(target, Index) and walk.is_key(target.key):
+        if isinstance(target, Index) and walk.is_key(target.key) and _root(target.obj) not in fresh:
             writes.append(statement)
         if isinstance(target, Name) and isinstance(value, Index) and walk.is_key(value.key):
             deeper = deeper or (isinstance(value.obj, Name) and value.obj.id == target.id)  # obj = obj[key]

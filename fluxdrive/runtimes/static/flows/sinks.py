@@ -19,9 +19,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fluxdrive.runtimes.static.flows.ir import Arr, Call, Concat, Const, Expr, Lambda, Member, Name, Obj
+from fluxdrive.runtimes.static.flows.ir import Arr, Call, Concat, Const, Expr, Index, Lambda, Member, Name, Obj
 from fluxdrive.runtimes.static.flows.spec import Argument, FlowSpec, SinkClass
-from fluxdrive.runtimes.static.flows.values import HOLE, Value
+from fluxdrive.runtimes.static.flows.values import HOLE, Value, join
 from fluxdrive.runtimes.static.provenance import Origin
 from fluxdrive.runtimes.static.redos import Ambiguity, ambiguities
 
@@ -202,6 +202,8 @@ class SinkChecker:
             else:
                 for argument in arguments:
                     for arg, value in selected(expr.args, args, argument):
+                        if argument.mode == "object" and isinstance(arg, Obj):
+                            value = _as_given(arg, flow)  # { name: req.body.name }, not { $where: `...${x}` }
                         if counts(argument.mode, arg, value):
                             self.judge(sink, value, expr.line, callee, flow)
                 if sink.name == "nosql":
@@ -214,6 +216,8 @@ class SinkChecker:
         is a shell, never the SQL method ``exec``).
         """
         arguments = sink.calls.get(callee)
+        if arguments is not None and sink.when_options and not _turns_on(expr, sink.when_options):
+            return None  # parseXml(text) without { noent: true } expands nothing
         if arguments is not None:
             if sink.writers and not (expr.args and _root(expr.args[0]) in sink.writers):
                 return None  # fmt.Fprintf(os.Stderr, ...) logs; fmt.Fprintf(w, ...) answers the request
@@ -378,6 +382,23 @@ def _ambiguity(literal: str) -> Ambiguity | None:
     body, _, flags = literal[1:].rpartition("/")
     found = ambiguities(body, "javascript", flags)
     return min(found, key=lambda a: a.kind != "exponential") if found else None
+
+
+def _as_given(query: Obj, flow: FunctionFlow) -> Value:
+    """The fields of a query object that hold data as it came (a value, not text built around it)."""
+    given = [v for _key, v in query.entries if isinstance(v, Name | Member | Index)]
+    nested = [v for _key, v in query.entries if isinstance(v, Obj)]
+    values = [flow.eval_quiet(v) for v in given] + [_as_given(v, flow) for v in nested]
+    return join(values) if values else Value()
+
+
+def _turns_on(expr: Call, names: frozenset[str]) -> bool:
+    """An options object in the call sets one of ``names`` to something other than false."""
+    return any(
+        isinstance(arg, Obj)
+        and any(key in names and not (isinstance(v, Const) and v.value in ("false", "null")) for key, v in arg.entries)
+        for arg in expr.args
+    )
 
 
 def _has_option(expr: Call, names: frozenset[str]) -> bool:

@@ -72,6 +72,7 @@ class SinkClass:
     safe_prefix: re.Pattern[str] | None = None
     writers: frozenset[str] = frozenset()  # calls count only when their first argument is one of these
     sanitized_as: str = ""  # the sanitizers and checks that apply are those of this class (response: html)
+    when_options: frozenset[str] = frozenset()  # calls count only with one of these options on ({ noent: true })
 
     @property
     def kind(self) -> str:
@@ -215,6 +216,7 @@ def _sink(name: str, data: object, where: str) -> SinkClass:
         safe_prefix=_pattern(table.get("safe_prefix"), f"{where}.safe_prefix"),
         writers=frozenset(_strings(table.get("writers"), f"{where}.writers")),
         sanitized_as=str(table.get("sanitized_as", "")),
+        when_options=frozenset(_strings(table.get("when_options"), f"{where}.when_options")),
         **texts,
     )
 
