@@ -201,9 +201,9 @@ class SinkChecker:
                     self.judge(command, value, expr.line, callee, flow)  # type: ignore[arg-type]
             else:
                 for argument in arguments:
-                    for arg, value in selected(expr.args, args, argument):
-                        if argument.mode == "object" and isinstance(arg, Obj):
-                            value = _as_given(arg, flow)  # { name: req.body.name }, not { $where: `...${x}` }
+                    for arg, given in selected(expr.args, args, argument):
+                        # { name: req.body.name } gives data as it came; { $where: `...${x}` } is text
+                        value = _as_given(arg, flow) if argument.mode == "object" and isinstance(arg, Obj) else given
                         if counts(argument.mode, arg, value):
                             self.judge(sink, value, expr.line, callee, flow)
                 if sink.name == "nosql":
