@@ -21,7 +21,6 @@ import posixpath
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 from fluxdrive.runtimes.static.flows.ir import (
     Arr,
@@ -147,6 +146,8 @@ class Project:
         self.attributes: dict[tuple[str, str], dict[str, Value]] = {}
         self.summaries: dict[tuple[str, str], Summary] = {}
         self.callees: dict[tuple[str, str], frozenset[tuple[str, str]]] = {}
+        self.module_envs: dict[str, dict[str, Value]] = {}
+        self.hits: dict[tuple[str, str], list[FlowHit]] = {}
         self.handlers: dict[str, set[str]] = {}
         self.owners = {m.path: frozenset(f.owner for f in m.functions if f.owner) | set(m.classes) for m in modules}
         self.directories: dict[str, list[Module]] = {}
@@ -168,62 +169,57 @@ class Project:
     def analyse(self) -> list[FlowHit]:
         """Every sink hit in the project.
 
-        A first pass summarises every function; then only the functions that call one whose
-        summary changed are read again (up to :data:`MAX_REFINEMENTS` times: a helper of a helper
-        of a helper is seen), and a last pass reports.
+        Every file's top level and functions are read once; then what calls a function whose
+        summary changed is read again with the new summary (up to :data:`MAX_REFINEMENTS`
+        times: a helper of a helper of a helper is seen), its hits replacing the earlier ones.
         """
-        self._pass(report=False)
-        changed = set(self.summaries)
+        changed = self._pass(None)
         for _ in range(MAX_REFINEMENTS):
             stale = {key for key, called in self.callees.items() if called & changed}
             if not stale:
                 break
-            changed = self._pass(report=False, only=stale)
-        hits = self._pass(report=True)
+            changed = self._pass(stale)
         worst: dict[tuple[str, int, str], FlowHit] = {}
-        for hit in hits:  # a sink reached from several files is one finding, at its worst
-            key = (hit.path, hit.line, hit.sink.name)
-            if key not in worst or hit.severity < worst[key].severity:
-                worst[key] = hit
+        for hits in self.hits.values():  # a sink reached from several files is one finding, at its worst
+            for hit in hits:
+                key = (hit.path, hit.line, hit.sink.name)
+                if key not in worst or hit.severity < worst[key].severity:
+                    worst[key] = hit
         return list(worst.values())
 
-    def _pass(self, *, report: bool, only: set[tuple[str, str]] | None = None) -> Any:
-        """Read the project's functions (``only`` these); the hits when reporting, else the summaries that changed."""
-        hits: list[FlowHit] = []
+    def _pass(self, only: set[tuple[str, str]] | None) -> set[tuple[str, str]]:
+        """Read the project's top levels and functions (``only`` these); the functions whose summary changed."""
         changed: set[tuple[str, str]] = set()
         for module in self.modules.values():
-            if only is not None and not any(path == module.path for path, _ in only):
-                continue
-            hits.extend(self._module(module, report=report, only=only, changed=changed))
-        return hits if report else changed
+            if only is None or any(path == module.path for path, _ in only):
+                self._module(module, only, changed)
+        return changed
 
-    def _module(
-        self,
-        module: Module,
-        *,
-        report: bool,
-        only: set[tuple[str, str]] | None = None,
-        changed: set[tuple[str, str]] | None = None,
-    ) -> list[FlowHit]:
-        checker = SinkChecker(self.spec, module.path, report=report)
-        top = FunctionFlow(self, module, module.top, checker)
-        if only is None:
-            top.run()
-        else:
-            top.run_quietly()
+    def _module(self, module: Module, only: set[tuple[str, str]] | None, changed: set[tuple[str, str]]) -> None:
+        top_key = (module.path, "<module>")
+        if only is None or top_key in only or module.path not in self.module_envs:
+            top = self._read(module, module.top, top_key, {})
+            self.module_envs[module.path] = top.module_env()
+        env = self.module_envs[module.path]
         owners = self.owners[module.path]
         ordered = sorted(module.functions, key=lambda f: f.role != "constructor" and f.name not in owners)
         for function in ordered:
             key = (module.path, function.qualified)
             if only is not None and key not in only:
                 continue
-            flow = FunctionFlow(self, module, function, checker, env=dict(top.module_env()))
-            flow.run()
-            if changed is not None and self.summaries.get(key) != flow.summary:
+            flow = self._read(module, function, key, env)
+            if self.summaries.get(key) != flow.summary:
                 changed.add(key)
             self.summaries[key] = flow.summary
-            self.callees[key] = frozenset(flow.callees)
-        return checker.hits
+
+    def _read(self, module: Module, function: Function, key: tuple[str, str], env: dict[str, Value]) -> FunctionFlow:
+        """One function (or top level) read with the summaries known now; its hits replace its earlier ones."""
+        checker = SinkChecker(self.spec, module.path, report=True)
+        flow = FunctionFlow(self, module, function, checker, env=dict(env))
+        flow.run()
+        self.hits[key] = checker.hits
+        self.callees[key] = frozenset(flow.callees)
+        return flow
 
     # -------------------------------------------------------------- resolving
     def resolve(
@@ -381,15 +377,6 @@ class FunctionFlow:
         """Read every statement in order."""
         for statement in self.function.body:
             self.statement(statement)
-
-    def run_quietly(self) -> None:
-        """Read the statements for the names they leave (a file's top level, again), reporting nothing."""
-        saved = self.checker.report
-        self.checker.report = False
-        try:
-            self.run()
-        finally:
-            self.checker.report = saved
 
     def statement(self, statement: Statement) -> None:
         """One statement: names take values, calls are checked, returns feed the summary, ifs vouch."""

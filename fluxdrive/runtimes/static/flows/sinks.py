@@ -144,8 +144,8 @@ class SinkChecker:
             return
         severity = self._severity(sink, origin.kind, program)
         at = at or taint.at
-        if at and at != line:  # reported where the fix goes; the sink is named in the title
-            callee, line = f"{callee} at line {line}", at
+        if at and (at != line or path):  # reported where the fix goes (in this file); the sink is named in the title
+            callee, line, path = f"{callee} at {path + ':' if path else 'line '}{line}", at, ""
         if severity is None:
             return
         if cap and severity < cap:
@@ -189,7 +189,9 @@ class SinkChecker:
         """Check one call against every sink class, and a pattern applied to text against ReDoS."""
         self._backtracking(expr, callee, args, flow, receiver)
         module = receiver is not None and "module" in receiver.tags and (receiver.alias or "") in self.spec.modules
-        for sink in self.spec.sinks.values():
+        method = expr.func.name if isinstance(expr.func, Member) else ""
+        candidates = self.spec.sinks_by_call.get(callee, ()) + self.spec.sinks_by_method.get(method, ())
+        for sink in {sink.name: sink for sink in candidates}.values():  # each class once
             arguments = self._declared(sink, expr, callee, module=module)
             if arguments is None:
                 continue

@@ -116,15 +116,43 @@ class FlowSpec:
 
     def cleaned_by(self, callee: str) -> frozenset[str]:
         """The sink classes a call to ``callee`` makes its result safe for (``all``: every class)."""
+        memo = self._cleaned_memo
+        found = memo.get(callee)
+        if found is None:
+            found = memo[callee] = self._cleaned(callee)
+        return found
+
+    def _cleaned(self, callee: str) -> frozenset[str]:
         if callee in self.sanitize_all:
             return frozenset({"all"})
-        last = callee.rsplit(".", 1)[-1]
-        low = last.lower()
+        low = callee.rsplit(".", 1)[-1].lower()
         return frozenset(
             kind
             for kind, words in self.sanitize_words.items()
-            if any(word == callee or (word.lower() in low if "." not in word else False) for word in words)
+            if any(word == callee or ("." not in word and word.lower() in low) for word in words)
         )
+
+    @functools.cached_property
+    def _cleaned_memo(self) -> dict[str, frozenset[str]]:
+        return {}
+
+    @functools.cached_property
+    def sinks_by_call(self) -> dict[str, tuple[SinkClass, ...]]:
+        """The sink classes naming each canonical call (one lookup per call, not one per class)."""
+        table: dict[str, list[SinkClass]] = {}
+        for sink in self.sinks.values():
+            for callee in sink.calls:
+                table.setdefault(callee, []).append(sink)
+        return {callee: tuple(sinks) for callee, sinks in table.items()}
+
+    @functools.cached_property
+    def sinks_by_method(self) -> dict[str, tuple[SinkClass, ...]]:
+        """The sink classes naming each method."""
+        table: dict[str, list[SinkClass]] = {}
+        for sink in self.sinks.values():
+            for method in sink.methods:
+                table.setdefault(method, []).append(sink)
+        return {method: tuple(sinks) for method, sinks in table.items()}
 
 
 def _strings(value: object, where: str) -> list[str]:
