@@ -279,3 +279,47 @@ def test_every_flow_rule_has_its_cwe_in_the_one_table() -> None:
         for sink in shipped(family).sinks.values():
             assert sink.cwe in cwe_of(f"flow:{prefix}-{sink.rule}"), (family, sink.name)
     assert cwe_of("flow:js-prototype-pollution") == ("CWE-1321",)
+
+
+def test_request_data_rendered_into_a_view_that_prints_it_unescaped(tmp_path: Path) -> None:
+    views = {
+        "views/search.ejs": "<h1>Results for <%- output.term %></h1>\n<p><%= output.term %></p>\n<%- include('footer') %>\n",
+        "views/profile.hbs": "<div>{{{bio}}}</div>\n<div>{{name}}</div>\n",
+        "views/safe.ejs": "<p><%= term %></p>\n",
+    }
+    handler = """\
+app.get("/search", (req, res) => res.render("search", { output: { term: req.query.q, count: 3 } }));
+app.get("/profile", (req, res) => res.render("profile", { bio: req.body.bio, name: req.body.name }));
+app.get("/safe", (req, res) => res.render("safe", { term: req.query.q }));
+app.get("/stored", async (req, res) => res.render("profile", { bio: (await User.findById(req.params.id)).bio }));
+"""
+    found = analyse([("app.js", "javascript", handler)], tmp_path, views.get).hits
+    places = {(h.path, h.line, h.severity) for h in found}
+    assert places == {("views/search.ejs", 1, "P1"), ("views/profile.hbs", 1, "P1")}
+    search = next(h for h in found if h.path == "views/search.ejs")
+    assert "req.query.q" in search.title and "app.js:1" in search.title
+
+
+def test_a_review_reads_views_inside_the_project_only(tmp_path: Path) -> None:
+    project = tmp_path / "app"
+    (project / "views").mkdir(parents=True)
+    (project / "views" / "page.ejs").write_text("<p><%- term %></p>\n", encoding="utf-8")
+    outside = tmp_path / "elsewhere.ejs"
+    outside.write_text("<p><%- term %></p>\n", encoding="utf-8")
+    (project / "views" / "linked.ejs").symlink_to(outside)
+    (project / "server.js").write_text(
+        'const express = require("express");\nconst app = express();\n'
+        'app.get("/a", (req, res) => res.render("page", { term: req.query.t }));\n'
+        'app.get("/b", (req, res) => res.render("linked", { term: req.query.t }));\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    subprocess.run(
+        [sys.executable, "-m", "fluxdrive", "review", str(project), "--yes", "--agents", "fd-safety",
+         "--output-dir", str(out)],
+        check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    findings = json.loads((out / "findings.json").read_text(encoding="utf-8"))["findings"]
+    views = [f for f in findings if "unescaped" in f["title"]]
+    assert [f["location"] for f in views] == ["views/page.ejs:1"]
+    assert views[0]["severity"] == "P1"

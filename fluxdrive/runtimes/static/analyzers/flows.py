@@ -3,18 +3,40 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
+from fluxdrive._confine import read_confined
+from fluxdrive.errors import FluxdriveError
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
 from fluxdrive.runtimes.static.bounds import over_bound
-from fluxdrive.runtimes.static.flows import FLOW_LANGUAGES, FlowHit, PollutionHit, analyse
+from fluxdrive.runtimes.static.flows import FLOW_LANGUAGES, FlowHit, PollutionHit, ViewHit, analyse
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
 
 PREFIX = {"javascript": "js", "go": "go"}
 
 
-def rule_id(hit: FlowHit | PollutionHit, language: str) -> str:
+def rule_id(hit: FlowHit | PollutionHit | ViewHit, language: str) -> str:
     """``flow:js-command-injection``: the language family and the sink class's rule."""
     return f"flow:{PREFIX[FLOW_LANGUAGES[language]]}-{hit.rule}"
+
+
+def template_reader(context: AnalyzerContext) -> Callable[[str], str | None]:
+    """Views by project-relative path: a loaded source's text, else the file read confined to the root."""
+    loaded = {s.path: s.text for s in context.sources if s.block_of is None}
+    limit = context.settings.max_file_bytes
+
+    def read(relative: str) -> str | None:
+        if relative in loaded:
+            return loaded[relative]
+        path = context.root / relative
+        if not path.is_file():
+            return None
+        try:
+            return read_confined(path, context.root, "template", limit=limit).decode("utf-8", "replace")
+        except (FluxdriveError, OSError):
+            return None  # a link out of the project, a device: not read
+
+    return read
 
 
 def run(context: AnalyzerContext) -> AnalyzerOutput:
@@ -25,22 +47,27 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
         return AnalyzerOutput("flows", seconds=time.monotonic() - started)
     notes: list[str] = []
     files = []
-    for source in sources:
-        bound = over_bound(source.text)
+    for code in sources:
+        bound = over_bound(code.text)
         if bound is not None:
-            notes.append(f"data flow skipped {source.name}: {bound}")
+            notes.append(f"data flow skipped {code.name}: {bound}")
             continue
-        files.append((source.name, source.language or "", source.text))
-    result = analyse(files, context.root)
+        files.append((code.name, code.language or "", code.text))
+    result = analyse(files, context.root, template_reader(context))
     notes.extend(result.notes)
     by_name = {s.name: s for s in sources}
     hits: list[Hit] = []
     for hit in result.hits:
-        source = by_name[hit.path]
-        path, line, also = source.location(hit.line)
+        source = by_name.get(hit.path)
+        if source is None:  # a view the handler renders: reported at the template's line
+            path, line, also = hit.path, hit.line, None
+            language, evidence = "javascript", getattr(hit, "evidence", "")
+        else:
+            path, line, also = source.location(hit.line)
+            language, evidence = source.language or "", evidence_for(source.text.splitlines(), hit.line)
         hits.append(
             Hit(
-                rule=rule_id(hit, source.language or ""),
+                rule=rule_id(hit, language),
                 claim=Claim("rules", "security"),
                 severity=hit.severity,
                 path=path,
@@ -48,7 +75,7 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
                 title=hit.title,
                 why=hit.why,
                 fix=hit.fix,
-                evidence=evidence_for(source.text.splitlines(), hit.line),
+                evidence=evidence,
                 also=also,
                 category=hit.rule,
                 evidence_level=hit.evidence_level,

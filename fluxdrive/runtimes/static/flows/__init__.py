@@ -20,18 +20,25 @@ from fluxdrive.runtimes.static.flows.pollution import PollutionHit, find
 from fluxdrive.runtimes.static.flows.sinks import FlowHit
 from fluxdrive.runtimes.static.flows.spec import project_spec
 from fluxdrive.runtimes.static.flows.syntax import FLOW_LANGUAGES, read_module
+from fluxdrive.runtimes.static.flows.views import TemplateReader, ViewHit, view_hits
 
-__all__ = ["FLOW_LANGUAGES", "FlowHit", "FlowResult", "PollutionHit", "analyse"]
+__all__ = ["FLOW_LANGUAGES", "FlowHit", "FlowResult", "PollutionHit", "ViewHit", "analyse"]
 
 
 @dataclass(frozen=True)
 class FlowResult:
-    hits: tuple[FlowHit | PollutionHit, ...]
+    hits: tuple[FlowHit | PollutionHit | ViewHit, ...]
     notes: tuple[str, ...]
 
 
-def analyse(files: Iterable[tuple[str, str, str]], root: Path | None = None) -> FlowResult:
-    """Hits for ``(path, language, text)`` files; each language family is one project."""
+def analyse(
+    files: Iterable[tuple[str, str, str]], root: Path | None = None, templates: TemplateReader | None = None
+) -> FlowResult:
+    """Hits for ``(path, language, text)`` files; each language family is one project.
+
+    ``templates`` reads a view by its project-relative path (confined by the caller), for
+    request data a handler renders into a template that prints it unescaped.
+    """
     by_family: dict[str, list[Module]] = {}
     notes: list[str] = []
     for path, language, text in files:
@@ -42,13 +49,16 @@ def analyse(files: Iterable[tuple[str, str, str]], root: Path | None = None) -> 
             by_family.setdefault(family, []).append(read_module(text, path, language))
         except (RecursionError, ValueError, RuntimeError) as exc:  # a parser failure skips one file
             notes.append(f"data flow skipped {path}: {type(exc).__name__}")
-    hits: list[FlowHit | PollutionHit] = []
+    hits: list[FlowHit | PollutionHit | ViewHit] = []
     for family, modules in sorted(by_family.items()):
         spec, problem = project_spec(family, root)
         if problem:
             notes.append(problem)
-        hits.extend(Project(modules, spec).analyse())
+        project = Project(modules, spec)
+        hits.extend(project.analyse())
         for module in modules:
             hits.extend(find(module))
+        if templates is not None and project.renders:
+            hits.extend(view_hits(list(project.renders.values()), templates))
     hits.sort(key=lambda h: (h.path, h.line, h.rule))
     return FlowResult(tuple(hits), tuple(notes))

@@ -47,6 +47,8 @@ from fluxdrive.runtimes.static.flows.ir import (
 from fluxdrive.runtimes.static.flows.sinks import FlowHit, SinkChecker
 from fluxdrive.runtimes.static.flows.spec import FlowSpec
 from fluxdrive.runtimes.static.flows.values import CLEAN, HOLE, Taint, Value, join, text_of, unknown
+from fluxdrive.runtimes.static.flows.views import Render
+from fluxdrive.runtimes.static.provenance import Origin
 
 CALLBACK_METHODS = {
     "forEach": 0, "map": 0, "filter": 0, "some": 0, "every": 0, "find": 0, "findIndex": 0,
@@ -54,6 +56,8 @@ CALLBACK_METHODS = {
 }  # fmt: skip
 DECORATOR_NAME = re.compile(r"@\s*([A-Za-z_$][\w$]*)")
 SCRIPT_SUFFIXES = (".js", ".ts", ".mjs", ".cjs", ".tsx", ".jsx", ".mts", ".cts")
+RENDER_METHODS = frozenset({"render", "view"})  # res.render (Express), ctx.render (Koa), reply.view (Fastify)
+RENDER_RECEIVERS = frozenset({"res", "response", "ctx", "reply", "h"})
 MAX_REFINEMENTS = 4
 DISTINCTIVE = 8  # a method name this long, defined once in the project, is followed by name alone
 ALLOW_LIST_METHODS = frozenset({"includes", "has", "indexOf", "contains", "hasOwnProperty"})
@@ -148,6 +152,7 @@ class Project:
         self.callees: dict[tuple[str, str], frozenset[tuple[str, str]]] = {}
         self.module_envs: dict[str, dict[str, Value]] = {}
         self.hits: dict[tuple[str, str], list[FlowHit]] = {}
+        self.renders: dict[tuple[str, int], Render] = {}  # res.render(view, data) with outside data in data
         self.handlers: dict[str, set[str]] = {}
         self.owners = {m.path: frozenset(f.owner for f in m.functions if f.owner) | set(m.classes) for m in modules}
         self.directories: dict[str, list[Module]] = {}
@@ -665,9 +670,31 @@ class FunctionFlow:
             return self._project_call(expr, target, args)
         self.checker.call(expr, callee, args, self, receiver)
         self._bind_outputs(expr, method, callee, receiver, args)
+        if method in RENDER_METHODS and isinstance(func, Member) and root_name(func.obj) in RENDER_RECEIVERS:
+            self._render(expr, args)
         if method == "push" and isinstance(func, Member) and isinstance(func.obj, Name) and func.obj.id in self.arrays:
             self.arrays[func.obj.id].extend(expr.args)
         return self._sourced(expr, callee, method, receiver, args) or self._result(expr, callee, method, receiver, args)
+
+    def _render(self, expr: Call, args: list[Value]) -> None:
+        """``res.render("view", { term: req.query.q })``: remember which fields of the view carry outside data."""
+        view = expr.args[0] if expr.args else None
+        if not isinstance(view, Const) or view.kind != "string" or len(expr.args) < 2:
+            return
+        data = expr.args[1]
+        fields: list[tuple[str, Origin]] = []
+        if isinstance(data, Obj):
+            for path, value in _fields(data):
+                origin, _taint = self.eval_quiet(value).origin("html")
+                if origin.kind == "outside":
+                    fields.append((path, origin))
+        else:
+            origin, _taint = args[1].origin("html")
+            if origin.kind == "outside":
+                fields.append(("*", origin))
+        if fields:
+            key = (self.module.path, expr.line)
+            self.project.renders[key] = Render(self.module.path, expr.line, view.value, tuple(fields))
 
     def _sourced(self, expr: Call, callee: str, method: str, receiver: Value | None, args: list[Value]) -> Value | None:
         """The result of a call that reads outside data (or a module, or a type assertion), else None."""
@@ -786,6 +813,18 @@ def _longer_labels(taints: frozenset[Taint], base: str | None, path: str) -> fro
     return frozenset(
         Taint(t.kind, path, t.param, t.cleaned, t.at) if t.kind == "outside" and t.label == base else t for t in taints
     )
+
+
+def _fields(data: Obj, prefix: str = "") -> Iterator[tuple[str, Expr]]:
+    """The dotted fields of an object literal and their values (``output.term``)."""
+    for key, value in data.entries:
+        if key is None:
+            continue
+        path = f"{prefix}{key}"
+        if isinstance(value, Obj):
+            yield from _fields(value, path + ".")
+        else:
+            yield path, value
 
 
 def _appends_to(value: Call, name: str) -> bool:
