@@ -155,14 +155,22 @@ class Analysis:
         if "ruff" in missing:
             ruff_thread = threading.Thread(target=lambda: collected.append(ruff.collect(context)), daemon=True)
             ruff_thread.start()
+        flows_thread, flowed = None, []
+        if "flows" in missing:  # the per-file pass runs in worker processes: this thread has the parent's core
+            flows_thread = threading.Thread(
+                target=lambda: flowed.append(run_one("flows", ANALYZERS["flows"], context)), daemon=True
+            )
+            flows_thread.start()
         per_file = [name for name in missing if name in PER_FILE]
         if per_file:
             started = time.monotonic()
             self._outputs.update(run_per_file(context, per_file, mapper=self.mapper, stop=stop))
             self.pass_seconds += time.monotonic() - started
-        for whole_project in ("flows", "architecture"):  # these read every file together
-            if whole_project in missing:
-                self._store(whole_project, context)
+        if "architecture" in missing:  # the import graph reads every file together
+            self._store("architecture", context)
+        if flows_thread is not None:
+            flows_thread.join()
+            self._outputs["flows"] = flowed[0] if flowed else AnalyzerOutput("flows", error="flows did not finish")
         if ruff_thread is not None:
             ruff_thread.join()
             self._outputs["ruff"] = _ruff_output(context, collected)
