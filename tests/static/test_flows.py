@@ -323,3 +323,24 @@ def test_a_review_reads_views_inside_the_project_only(tmp_path: Path) -> None:
     views = [f for f in findings if "unescaped" in f["title"]]
     assert [f["location"] for f in views] == ["views/page.ejs:1"]
     assert views[0]["severity"] == "P1"
+
+
+def test_closures_run_in_place_and_unmarshal_fills_from_the_body() -> None:
+    code = """
+type pushEvent struct{ Ref string }
+func Handler() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var event pushEvent
+		json.Unmarshal(body, &event)
+		script := "git clone --branch " + event.Ref
+		go func() {
+			exec.Command("sh", "-c", script).Run()
+		}()
+	}
+}
+"""
+    prelude = shipped("go").raw["examples_prelude"].replace('"fmt"', '"encoding/json"\n\t"fmt"\n\t"io"')
+    hits = [h for h in analyse([("push.go", "go", prelude + code)]).hits if isinstance(h, FlowHit)]
+    assert [(h.rule, h.severity) for h in hits] == [("command-injection", "P0")]
+    assert "r.Body" in hits[0].title

@@ -63,7 +63,7 @@ def test_places_and_cwe_merge_across_agents(tmp_path: Path) -> None:
         "db.py",
         "SQL query built from request data using f-string",
         "./db.py:10",
-        ("CWE: 89, 943", "also: db.py:20; db.py:31"),
+        ("CWE: 89, 1426", "also: db.py:20; db.py:31"),
     )
     write_agent_output(tmp_path, "fd-safety", render_index([static]))
     write_agent_output(tmp_path, "fd-correctness", render_index([model]))
@@ -71,7 +71,7 @@ def test_places_and_cwe_merge_across_agents(tmp_path: Path) -> None:
     (finding,) = result.findings
     assert finding.agents == ["fd-correctness", "fd-safety"] and finding.severity == "P0"
     assert finding.locations == ["db.py:10", "db.py:20", "db.py:31", "api.py:7"]
-    assert finding.cwe == ["CWE-89", "CWE-943"]
+    assert finding.cwe == ["CWE-89", "CWE-1426"]
 
     document = build_document(result).model_dump(mode="json")
     (out,) = document["findings"]
@@ -81,9 +81,9 @@ def test_places_and_cwe_merge_across_agents(tmp_path: Path) -> None:
     jsonschema.Draft7Validator(SARIF_SCHEMA).validate(sarif)
     run = sarif["runs"][0]
     (rule,) = run["tool"]["driver"]["rules"]
-    assert rule["properties"]["tags"] == ["security", "external/cwe/cwe-89", "external/cwe/cwe-943"]
-    assert [t["id"] for t in run["taxonomies"][0]["taxa"]] == ["CWE-89", "CWE-943"]
-    assert run["taxonomies"][0]["taxa"][1]["name"] == "CWE-943", "a CWE the table does not name keeps its id"
+    assert rule["properties"]["tags"] == ["security", "external/cwe/cwe-89", "external/cwe/cwe-1426"]
+    assert [t["id"] for t in run["taxonomies"][0]["taxa"]] == ["CWE-89", "CWE-1426"]
+    assert run["taxonomies"][0]["taxa"][1]["name"] == "CWE-1426", "a CWE the table does not name keeps its id"
     (result_,) = run["results"]
     assert len(result_["locations"]) == 1
     assert [r["physicalLocation"]["artifactLocation"]["uri"] for r in result_["relatedLocations"]] == [

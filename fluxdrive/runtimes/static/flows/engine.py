@@ -659,6 +659,8 @@ class FunctionFlow:
     def call(self, expr: Call) -> Value:
         """A call's result; its arguments are checked against sinks and summaries."""
         func = expr.func
+        if isinstance(func, Lambda):  # (function () { ... })(), Go's go func() { ... }(): the body runs here
+            self.closure_flow(func.function, {})
         receiver: Value | None = self.eval(func.obj) if isinstance(func, Member) else None
         method = func.name if isinstance(func, Member) else (func.id if isinstance(func, Name) else "")
         callee = self.callee(func)
