@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from fluxdrive.runtimes.static.flows.engine import Project
 from fluxdrive.runtimes.static.flows.ir import Module
 from fluxdrive.runtimes.static.flows.pollution import PollutionHit, find
+from fluxdrive.runtimes.static.flows.project import Project
 from fluxdrive.runtimes.static.flows.sinks import FlowHit
 from fluxdrive.runtimes.static.flows.spec import project_spec
 from fluxdrive.runtimes.static.flows.syntax import FLOW_LANGUAGES, read_module

@@ -1,4 +1,4 @@
-"""Data flow inside one function, with summaries of the project's own functions across files.
+"""Data flow inside one function: where each value comes from, checked at every call.
 
 Each function is read once, statement by statement in source order: a name
 takes the value assigned to it (replacing the old one at the function's top
@@ -7,20 +7,19 @@ and every call is checked against the sinks as it is met. Parameters start
 as ``parameter`` (a public function: its caller chooses them) or ``unknown``
 (a private helper), a request handler's request object as ``outside``.
 
-What a function does with its parameters is kept as a :class:`Summary`
-(which parameters its result carries, which parameters reach which sink),
-so ``run(req.query.cmd)`` in one file is reported when ``run`` passes its
-argument to ``child_process.exec`` in another. Summaries are refined until
-they settle (only the callers of a function whose summary changed are read
-again), and hits are kept only from the last pass (:meth:`Project.analyse`).
+What the function does with its parameters becomes its
+:class:`~fluxdrive.runtimes.static.flows.summaries.Summary` (which parameters
+its result carries, which reach which sink); calls into the project's own
+functions use theirs (:mod:`.project` finds them and refines them until they
+settle), so ``run(req.query.cmd)`` in one file is reported at the
+``child_process.exec`` it reaches in another.
 """
 
 from __future__ import annotations
 
-import posixpath
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from fluxdrive.runtimes.static.flows.ir import (
     Arr,
@@ -44,45 +43,23 @@ from fluxdrive.runtimes.static.flows.ir import (
     Statement,
     Unpack,
 )
-from fluxdrive.runtimes.static.flows.sinks import FlowHit, SinkChecker
-from fluxdrive.runtimes.static.flows.spec import FlowSpec
+from fluxdrive.runtimes.static.flows.sinks import SinkChecker
+from fluxdrive.runtimes.static.flows.summaries import Summary
 from fluxdrive.runtimes.static.flows.values import CLEAN, HOLE, Taint, Value, join, text_of, unknown
 from fluxdrive.runtimes.static.flows.views import Render
 from fluxdrive.runtimes.static.provenance import Origin
+
+if TYPE_CHECKING:
+    from fluxdrive.runtimes.static.flows.project import Project
 
 CALLBACK_METHODS = {
     "forEach": 0, "map": 0, "filter": 0, "some": 0, "every": 0, "find": 0, "findIndex": 0,
     "flatMap": 0, "reduce": 1, "then": 0, "sort": 0, "on": 0, "once": 0,
 }  # fmt: skip
 DECORATOR_NAME = re.compile(r"@\s*([A-Za-z_$][\w$]*)")
-SCRIPT_SUFFIXES = (".js", ".ts", ".mjs", ".cjs", ".tsx", ".jsx", ".mts", ".cts")
 RENDER_METHODS = frozenset({"render", "view"})  # res.render (Express), ctx.render (Koa), reply.view (Fastify)
 RENDER_RECEIVERS = frozenset({"res", "response", "ctx", "reply", "h"})
-MAX_REFINEMENTS = 4
-DISTINCTIVE = 8  # a method name this long, defined once in the project, is followed by name alone
 ALLOW_LIST_METHODS = frozenset({"includes", "has", "indexOf", "contains", "hasOwnProperty"})
-
-
-@dataclass(frozen=True, slots=True)
-class SummarySink:
-    """A parameter of a function that reaches a sink inside it (or inside what it calls)."""
-
-    param: int
-    sink: str
-    callee: str
-    path: str
-    line: int
-    program: str = ""  # the program an argument vector is for
-
-
-@dataclass
-class Summary:
-    """What a function does with its parameters, as its callers need to know."""
-
-    returns: set[int] = field(default_factory=set)
-    sinks: dict[tuple[int, str, str, int], SummarySink] = field(default_factory=dict)  # (param, class, path, line)
-    outside: str | None = None
-    unknown: bool = False
 
 
 def normalize_module(name: str) -> str:
@@ -137,167 +114,6 @@ def names_in(expr: Expr) -> Iterator[str]:
     elif isinstance(expr, Concat | Other):
         for part in expr.parts:
             yield from names_in(part)
-
-
-class Project:
-    """Every parsed file of one language family, its functions indexed for calls between them."""
-
-    def __init__(self, modules: Iterable[Module], spec: FlowSpec) -> None:
-        modules = list(modules)
-        self.spec = spec
-        self.modules = {m.path: m for m in modules}
-        self.functions: dict[tuple[str, str], Function] = {}
-        self.attributes: dict[tuple[str, str], dict[str, Value]] = {}
-        self.summaries: dict[tuple[str, str], Summary] = {}
-        self.callees: dict[tuple[str, str], frozenset[tuple[str, str]]] = {}
-        self.module_envs: dict[str, dict[str, Value]] = {}
-        self.hits: dict[tuple[str, str], list[FlowHit]] = {}
-        self.renders: dict[tuple[str, int], Render] = {}  # res.render(view, data) with outside data in data
-        self.handlers: dict[str, set[str]] = {}
-        self.owners = {m.path: frozenset(f.owner for f in m.functions if f.owner) | set(m.classes) for m in modules}
-        self.directories: dict[str, list[Module]] = {}
-        methods: dict[str, list[tuple[str, str]]] = {}
-        for module in self.modules.values():
-            for function in module.functions:
-                self.functions.setdefault((module.path, function.qualified), function)
-                if function.owner:
-                    methods.setdefault(function.name, []).append((module.path, function.qualified))
-            self.directories.setdefault(posixpath.dirname(module.path), []).append(module)
-        common = spec.pure_methods | {m for sink in spec.sinks.values() for m in sink.methods}
-        self.methods = {  # a method name defined once in the project, distinctive enough to follow by name
-            name: places[0]
-            for name, places in methods.items()
-            if len(places) == 1 and len(name) >= DISTINCTIVE and name not in common
-        }
-
-    # ---------------------------------------------------------------- running
-    def analyse(self) -> list[FlowHit]:
-        """Every sink hit in the project.
-
-        Every file's top level and functions are read once; then what calls a function whose
-        summary changed is read again with the new summary (up to :data:`MAX_REFINEMENTS`
-        times: a helper of a helper of a helper is seen), its hits replacing the earlier ones.
-        """
-        changed = self._pass(None)
-        for _ in range(MAX_REFINEMENTS):
-            stale = {key for key, called in self.callees.items() if called & changed}
-            if not stale:
-                break
-            changed = self._pass(stale)
-        worst: dict[tuple[str, int, str], FlowHit] = {}
-        for hits in self.hits.values():  # a sink reached from several files is one finding, at its worst
-            for hit in hits:
-                key = (hit.path, hit.line, hit.sink.name)
-                if key not in worst or hit.severity < worst[key].severity:
-                    worst[key] = hit
-        return list(worst.values())
-
-    def _pass(self, only: set[tuple[str, str]] | None) -> set[tuple[str, str]]:
-        """Read the project's top levels and functions (``only`` these); the functions whose summary changed."""
-        changed: set[tuple[str, str]] = set()
-        for module in self.modules.values():
-            if only is None or any(path == module.path for path, _ in only):
-                self._module(module, only, changed)
-        return changed
-
-    def _module(self, module: Module, only: set[tuple[str, str]] | None, changed: set[tuple[str, str]]) -> None:
-        top_key = (module.path, "<module>")
-        if only is None or top_key in only or module.path not in self.module_envs:
-            top = self._read(module, module.top, top_key, {})
-            self.module_envs[module.path] = top.module_env()
-        env = self.module_envs[module.path]
-        owners = self.owners[module.path]
-        ordered = sorted(module.functions, key=lambda f: f.role != "constructor" and f.name not in owners)
-        for function in ordered:
-            key = (module.path, function.qualified)
-            if only is not None and key not in only:
-                continue
-            flow = self._read(module, function, key, env)
-            if self.summaries.get(key) != flow.summary:
-                changed.add(key)
-            self.summaries[key] = flow.summary
-
-    def _read(self, module: Module, function: Function, key: tuple[str, str], env: dict[str, Value]) -> FunctionFlow:
-        """One function (or top level) read with the summaries known now; its hits replace its earlier ones."""
-        checker = SinkChecker(self.spec, module.path, report=True)
-        flow = FunctionFlow(self, module, function, checker, env=dict(env))
-        flow.run()
-        self.hits[key] = checker.hits
-        self.callees[key] = frozenset(flow.callees)
-        return flow
-
-    # -------------------------------------------------------------- resolving
-    def resolve(
-        self, module: Module, func: Expr, owner: str, env: dict[str, Value], receiver: str = ""
-    ) -> tuple[str, str] | None:
-        """The project function a call names: same file, ``this.m()``, a relative import, the same Go package."""
-        if isinstance(func, Name):
-            if func.id in env and not env[func.id].alias:
-                return None  # a local variable shadows the function
-            key = (module.path, func.id)
-            if key in self.functions and not self.functions[key].owner:
-                return key
-            imported = module.imports.get(func.id)
-            if imported is not None:
-                return self._imported(module, imported)
-            if module.language == "go":
-                return self._same_package(module, func.id)
-            return None
-        if isinstance(func, Member) and isinstance(func.obj, Name):
-            base = func.obj.id
-            if (base == "this" or (receiver and base == receiver)) and owner:
-                key = (module.path, f"{owner}.{func.name}")
-                return key if key in self.functions else None
-            imported = module.imports.get(base)
-            if imported is not None and base not in env and "#" not in imported:
-                return self._imported(module, f"{imported}#{func.name}")
-        if isinstance(func, Member):  # allocationsDAO.getByUserIdAndThreshold(...): one method of that name
-            return self.methods.get(func.name)
-        return None
-
-    def _imported(self, module: Module, imported: str) -> tuple[str, str] | None:
-        """A function of another project file: ``./utils#run`` (JavaScript), ``example.com/app/util#Run`` (Go)."""
-        source, _, name = imported.partition("#")
-        if module.language == "go":
-            for directory, members in self.directories.items():
-                if directory and (source == directory or source.endswith("/" + directory)):
-                    found = self._in_modules(members, name)
-                    if found:
-                        return found
-            return None
-        if not source.startswith("."):
-            return None
-        for candidate in self._script_paths(module.path, source):
-            if candidate in self.modules:
-                return self._exported_function(self.modules[candidate], name or "default")
-        return None
-
-    def _script_paths(self, importer: str, spec: str) -> Iterator[str]:
-        base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
-        yield base
-        for suffix in SCRIPT_SUFFIXES:
-            yield base + suffix
-            yield f"{base}/index{suffix}"
-
-    def _exported_function(self, module: Module, name: str) -> tuple[str, str] | None:
-        key = (module.path, name)
-        if key in self.functions:
-            return key
-        if name == "default":
-            exported = [f for f in module.functions if f.exported and not f.owner]
-            if len(exported) == 1:
-                return (module.path, exported[0].name)
-        return None
-
-    def _same_package(self, module: Module, name: str) -> tuple[str, str] | None:
-        return self._in_modules(self.directories.get(posixpath.dirname(module.path), []), name)
-
-    def _in_modules(self, modules: list[Module], name: str) -> tuple[str, str] | None:
-        for member in modules:
-            key = (member.path, name)
-            if key in self.functions and not self.functions[key].owner:
-                return key
-        return None
 
 
 class FunctionFlow:

@@ -21,12 +21,13 @@ from typing import TYPE_CHECKING
 
 from fluxdrive.runtimes.static.flows.ir import Arr, Call, Concat, Const, Expr, Index, Lambda, Member, Name, Obj
 from fluxdrive.runtimes.static.flows.spec import Argument, FlowSpec, SinkClass
+from fluxdrive.runtimes.static.flows.summaries import SummarySink
 from fluxdrive.runtimes.static.flows.values import HOLE, Value, join
 from fluxdrive.runtimes.static.provenance import Origin
 from fluxdrive.runtimes.static.redos import Ambiguity, ambiguities
 
 if TYPE_CHECKING:
-    from fluxdrive.runtimes.static.flows.engine import FunctionFlow, SummarySink
+    from fluxdrive.runtimes.static.flows.engine import FunctionFlow
 
 SQL_TEXT = re.compile(
     r"\b(select\b[\s\S]*\bfrom|insert\s+into|update\b[\s\S]*\bset\b|delete\s+from|create\s+(table|index|view)|"
@@ -174,8 +175,6 @@ class SinkChecker:
         self, sink: SinkClass, value: Value, line: int, callee: str, flow: FunctionFlow, *, path: str, program: str
     ) -> None:
         """A parameter reaching the sink goes into the function's summary, for its callers."""
-        from fluxdrive.runtimes.static.flows.engine import SummarySink
-
         for taint in value.taints:
             if taint.param >= 0 and taint.reaches(sink.kind):
                 where = path or self.path
