@@ -344,3 +344,44 @@ func Handler() http.HandlerFunc {
     hits = [h for h in analyse([("push.go", "go", prelude + code)]).hits if isinstance(h, FlowHit)]
     assert [(h.rule, h.severity) for h in hits] == [("command-injection", "P0")]
     assert "r.Body" in hits[0].title
+
+
+def test_where_text_is_judged_where_the_query_object_is_written() -> None:
+    dao = """\
+function OrdersDAO(db) {
+  const orders = db.collection("orders");
+  this.findByCustomerAndMinimum = (customer, minimum, callback) => {
+    const criteria = () => ({ $where: `this.customer == '${customer}' && this.total > ${minimum}` });
+    orders.find(criteria()).toArray(callback);
+  };
+}
+module.exports.OrdersDAO = OrdersDAO;
+"""
+    routes = """\
+const { OrdersDAO } = require("./dao");
+function OrdersHandler(db) {
+  const dao = new OrdersDAO(db);
+  this.list = (req, res) => dao.findByCustomerAndMinimum(req.session.user, req.query.min, (e, docs) => res.json(docs));
+}
+module.exports = OrdersHandler;
+"""
+    hits = [h for h in analyse([("dao.js", "javascript", dao), ("routes.js", "javascript", routes)]).hits]
+    assert [(h.path, h.line, h.severity, h.rule) for h in hits] == [("dao.js", 4, "P0", "code-injection")]
+    assert "req.query.min" in hits[0].title
+
+
+def test_prototype_pollution_through_a_path_or_its_split() -> None:
+    code = """\
+function set(target, path, value) {
+  const keys = Array.isArray(path) ? path : splitPath(path);
+  for (let i = 0; i < keys.length; i++) {
+    const prop = keys[i];
+    if (i === keys.length - 1) { target[prop] = value; break; }
+    if (typeof target[prop] !== "object") target[prop] = {};
+    target = target[prop];
+  }
+}
+module.exports = set;
+"""
+    found = [h for h in _hits(code, prelude=False) if isinstance(h, PollutionHit)]
+    assert [(h.line, h.severity) for h in found] == [(5, "P1")]

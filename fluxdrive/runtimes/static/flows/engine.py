@@ -351,6 +351,8 @@ class FunctionFlow:
         return CLEAN
 
     def _entry(self, key: str | None, value: Expr) -> Value:
+        if key == "$where" and not isinstance(value, Lambda | Const):  # MongoDB runs this text as JavaScript
+            return self.checker.where_code(value, self)
         if key in ("Query", "Mutation", "Subscription") and isinstance(value, Obj):  # GraphQL resolvers
             for _name, resolver in value.entries:
                 if isinstance(resolver, Lambda):

@@ -193,7 +193,7 @@ class KeyWalk:
                 if names and (_is_key_list(source) or (isinstance(source, Name) and source.id in self.lists)):
                     self.keys.add(names[0][0])
             case Assign(target=Name(id=name), value=value):
-                if _is_key_list(value):
+                if self.is_list(value):
                     self.lists.add(name)
                 elif self.is_key(value):
                     self.keys.add(name)
@@ -212,6 +212,12 @@ class KeyWalk:
         for arg in node.args:
             if isinstance(arg, Lambda) and len(arg.function.params) > position:
                 self.keys.add(arg.function.params[position].name)
+
+    def is_list(self, expr: Expr) -> bool:
+        """A list of keys: ``split(path)``, a list seen before, or either side of ``a ? path : split(path)``."""
+        if _is_key_list(expr) or (isinstance(expr, Name) and expr.id in self.lists):
+            return True
+        return isinstance(expr, Other) and not expr.number and any(self.is_list(part) for part in expr.parts)
 
     def is_key(self, expr: Expr) -> bool:
         if isinstance(expr, Name):

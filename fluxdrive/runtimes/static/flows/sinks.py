@@ -207,8 +207,6 @@ class SinkChecker:
                         value = _as_given(arg, flow) if argument.mode == "object" and isinstance(arg, Obj) else given
                         if counts(argument.mode, arg, value):
                             self.judge(sink, value, expr.line, callee, flow)
-                if sink.name == "nosql":
-                    self._where(expr, callee, flow)
 
     def _declared(self, sink: SinkClass, expr: Call, callee: str, *, module: bool) -> tuple[Argument, ...] | None:
         """The arguments ``sink`` watches in this call, or None when the call is not one of its sinks.
@@ -241,14 +239,16 @@ class SinkChecker:
                         return True
         return False
 
-    def _where(self, expr: Call, callee: str, flow: FunctionFlow) -> None:
-        """``{ $where: text }`` in a query runs JavaScript inside the database."""
+    def where_code(self, text: Expr, flow: FunctionFlow) -> Value:
+        """``{ $where: `this.stocks > '${threshold}'` }``: query text the database runs as JavaScript.
+
+        Judged where the object is written, whoever later passes it to ``find``.
+        """
+        value = flow.eval(text)
         code = self.spec.sinks.get("code")
-        for arg in expr.args:
-            if isinstance(arg, Obj) and code is not None:
-                for key, value in arg.entries:
-                    if key == "$where" and not isinstance(value, Lambda | Const):
-                        self.judge(code, flow.eval_quiet(value), expr.line, f"{callee} $where", flow)
+        if code is not None:
+            self.judge(code, value, getattr(text, "line", flow.line), "$where", flow)
+        return value
 
     def _argv(
         self,
