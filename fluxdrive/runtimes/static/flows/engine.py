@@ -433,7 +433,8 @@ class FunctionFlow:
         if expr.name == "length":
             return CLEAN
         archive = spec.archive.get("fields", frozenset())
-        if "archive" in base.tags and expr.name in archive:  # reported where the name is read: the fix goes there
+        anywhere = expr.name in spec.archive.get("anywhere", frozenset())
+        if ("archive" in base.tags and expr.name in archive) or anywhere:  # reported where the name is read: the fix goes there
             return Value(frozenset({Taint("outside", f"{path} (an archive entry's name)", at=expr.line)}))
         return Value(_longer_labels(base.taints, dotted(expr.obj), path), base.tags & {"archive"})
 
