@@ -187,7 +187,7 @@ class FunctionFlow:
 
     def request_value(self, name: str) -> Value:
         """The incoming request object: its fields are outside data, passing it whole passes them all."""
-        return Value(frozenset({Taint("outside", name)}), frozenset({"request"}))
+        return Value(frozenset({Taint("outside", name, whole=True)}), frozenset({"request"}))
 
     def module_env(self) -> dict[str, Value]:
         """The names a file's top level leaves for its functions (constants, imports, module objects)."""
@@ -434,7 +434,9 @@ class FunctionFlow:
             return CLEAN
         archive = spec.archive.get("fields", frozenset())
         anywhere = expr.name in spec.archive.get("anywhere", frozenset())
-        if ("archive" in base.tags and expr.name in archive) or anywhere:  # reported where the name is read: the fix goes there
+        if (
+            "archive" in base.tags and expr.name in archive
+        ) or anywhere:  # reported where the name is read: the fix goes there
             return Value(frozenset({Taint("outside", f"{path} (an archive entry's name)", at=expr.line)}))
         return Value(_longer_labels(base.taints, dotted(expr.obj), path), base.tags & {"archive"})
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from fluxdrive.runtimes.static.provenance import Origin
 
 HOLE = "\0"  # a non-constant part inside a value's text
+WHOLE_OBJECT_SINKS = frozenset({"template", "nosql", "deserialize"})
 DATA_TAGS = frozenset({"request", "archive"})  # kinds of data a joined value still holds; other tags are shapes
 RANK = {"outside": 4, "parameter": 3, "command line": 2, "unknown": 1}
 
@@ -35,9 +36,17 @@ class Taint:
     param: int = -1
     cleaned: frozenset[str] = frozenset()
     at: int = 0  # report at this line instead of the sink's (an archive entry's name joined into a path)
+    whole: bool = False  # the request object itself, not a field read from it
 
     def reaches(self, sink: str) -> bool:
-        """Whether this origin still counts at a sink of class ``sink``."""
+        """Whether this origin still counts at a sink of class ``sink``.
+
+        The request object itself counts only where a whole object does harm (rendering options,
+        a query object); a path or a command built from "the request" is a field read the engine
+        lost track of (gin keeps the request in its context and redirects to its cleaned URL).
+        """
+        if self.whole and sink not in WHOLE_OBJECT_SINKS:
+            return False
         return not (self.cleaned & {sink, "all"})
 
 
