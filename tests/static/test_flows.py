@@ -202,21 +202,42 @@ func Unzip(src, dst string) {
     assert lines == {(7, "argument-injection", "P1"), (12, "path-traversal", "P0")}
 
 
-def test_a_project_declares_its_own_sources_and_sinks(tmp_path: Path) -> None:
-    (tmp_path / ".fluxdrive").mkdir()
-    (tmp_path / ".fluxdrive" / "taint-javascript.yaml").write_text(
-        "sources:\n  globals:\n    bus.payload: a message from the bus\n"
-        "sinks:\n  command:\n    calls:\n      runner.shell: [0]\n",
-        encoding="utf-8",
+def test_a_project_declares_its_own_sources_and_sinks() -> None:
+    declared = (
+        b"sources:\n  globals:\n    bus.payload: a message from the bus\n"
+        b"sinks:\n  command:\n    calls:\n      runner.shell: [0]\n"
     )
     code = 'const runner = require("runner");\nfunction onMessage() { runner.shell(bus.payload.cmd); }\n'
     without = analyse([("worker.js", "javascript", code)])
-    with_project = analyse([("worker.js", "javascript", code)], tmp_path)
+    with_project = analyse([("worker.js", "javascript", code)], {"javascript": (declared, None)})
     assert not [h for h in without.hits if h.severity in ("P0", "P1")]
     assert [(h.line, h.severity) for h in with_project.hits] == [(2, "P0")]
-    (tmp_path / ".fluxdrive" / "taint-javascript.yaml").write_text("sinks: [not, a, table]\n", encoding="utf-8")
-    spec, problem = project_spec("javascript", tmp_path)
+    spec, problem = project_spec("javascript", (b"sinks: [not, a, table]\n", None))
     assert spec is shipped("javascript") and problem and "taint-javascript.yaml ignored" in problem
+    assert (
+        project_spec("go", (None, "outside the project"))[1] == ".fluxdrive/taint-go.yaml ignored: outside the project"
+    )
+
+
+def test_a_review_reads_the_declarations_of_the_project(tmp_path: Path) -> None:
+    project = tmp_path / "app"
+    (project / ".fluxdrive").mkdir(parents=True)
+    (project / ".fluxdrive" / "taint-javascript.yaml").write_text(
+        "sinks:\n  command:\n    calls:\n      runner.shell: [0]\n", encoding="utf-8"
+    )
+    (project / "server.js").write_text(
+        'const runner = require("runner");\nconst app = require("express")();\n'
+        'app.get("/x", (req, res) => runner.shell(req.query.cmd));\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    subprocess.run(
+        [sys.executable, "-m", "fluxdrive", "review", str(project), "--yes", "--agents", "fd-safety",
+         "--output-dir", str(out)],
+        check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    findings = json.loads((out / "findings.json").read_text(encoding="utf-8"))["findings"]
+    assert [(f["location"], f["severity"]) for f in findings if "runner.shell" in f["title"]] == [("server.js:3", "P0")]
 
 
 def test_bad_declarations_say_what_is_wrong() -> None:
@@ -281,7 +302,7 @@ def test_every_flow_rule_has_its_cwe_in_the_one_table() -> None:
     assert cwe_of("flow:js-prototype-pollution") == ("CWE-1321",)
 
 
-def test_request_data_rendered_into_a_view_that_prints_it_unescaped(tmp_path: Path) -> None:
+def test_request_data_rendered_into_a_view_that_prints_it_unescaped() -> None:
     views = {
         "views/search.ejs": "<h1>Results for <%- output.term %></h1>\n<p><%= output.term %></p>\n<%- include('footer') %>\n",
         "views/profile.hbs": "<div>{{{bio}}}</div>\n<div>{{name}}</div>\n",
@@ -293,7 +314,7 @@ app.get("/profile", (req, res) => res.render("profile", { bio: req.body.bio, nam
 app.get("/safe", (req, res) => res.render("safe", { term: req.query.q }));
 app.get("/stored", async (req, res) => res.render("profile", { bio: (await User.findById(req.params.id)).bio }));
 """
-    found = analyse([("app.js", "javascript", handler)], tmp_path, views.get).hits
+    found = analyse([("app.js", "javascript", handler)], None, views.get).hits
     places = {(h.path, h.line, h.severity) for h in found}
     assert places == {("views/search.ejs", 1, "P1"), ("views/profile.hbs", 1, "P1")}
     search = next(h for h in found if h.path == "views/search.ejs")

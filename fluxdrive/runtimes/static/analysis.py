@@ -40,6 +40,7 @@ from fluxdrive.runtimes.static.parallel import ChunkMapper, run_per_file
 from fluxdrive.runtimes.static.project_modules import read_declarations
 from fluxdrive.runtimes.static.source import load_sources, review_scope
 
+FLOW_FAMILIES = ("javascript", "go")
 PER_FILE = ("secrets", "patterns", "lizard", "checks")
 ANALYZERS: dict[str, Callable[[AnalyzerContext], AnalyzerOutput]] = {
     "secrets": secrets.run,
@@ -91,9 +92,18 @@ class Analysis:
                 )
                 if note is not None:
                     loaded = replace(loaded, notes=(*loaded.notes, note))
-                declared = read_declarations(root, self.content.settings_revision)
+                declared = read_declarations(root, revision)
+                flow_declared = {  # a diff runs under its base commit's declarations, like taint.yaml
+                    family: read_declarations(root, revision, f".fluxdrive/taint-{family}.yaml")
+                    for family in FLOW_FAMILIES
+                }
                 self._context = AnalyzerContext(
-                    root, loaded, self.settings, self.ownership.ruff_select, declarations=declared
+                    root,
+                    loaded,
+                    self.settings,
+                    self.ownership.ruff_select,
+                    declarations=declared,
+                    flow_declarations=flow_declared,
                 )
                 self.load_seconds = time.monotonic() - started
             return self._context

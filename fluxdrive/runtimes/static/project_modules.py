@@ -85,16 +85,16 @@ def template_reader(sources: Iterable[Source], root: Path, max_bytes: int) -> Te
 Declared = tuple[bytes | None, str | None]
 
 
-def read_declarations(root: Path, revision: str | None = None) -> Declared:
-    """The bytes of the project's ``.fluxdrive/taint.yaml`` (None: there is none), or why they are missing.
+def read_declarations(root: Path, revision: str | None = None, name: str = DECLARATIONS) -> Declared:
+    """The bytes of the project's ``.fluxdrive/taint.yaml`` (or ``name``; None: there is none), or why not.
 
     Read once, where the review runs, and handed to every chunk as data: a shard on another machine has no
     project tree, and a diff is analyzed under its base commit's declarations (``revision``), never under
     the ones the change itself brings - a change must not declare its own input sanitized.
     """
     if revision is not None:
-        return _git.show_file(root, revision, DECLARATIONS), None
-    path = root / DECLARATIONS
+        return _git.show_file(root, revision, name), None
+    path = root / name
     if not path.is_file():
         return None, None
     try:

@@ -42,6 +42,8 @@ class AnalyzerContext:
     ruff_select: tuple[str, ...] = ()
     # the project's taint.yaml as read where the review runs (or its base's): bytes or None, and a problem
     declarations: tuple[bytes | None, str | None] = (None, None)
+    # the same for the JavaScript/TypeScript and Go data flow, per language family (.fluxdrive/taint-go.yaml)
+    flow_declarations: dict[str, tuple[bytes | None, str | None]] = field(default_factory=dict)
     mask: SecretMask = field(default_factory=SecretMask)
     _trees: dict[str, ast.Module | None] = field(default_factory=dict)
     _outlines: dict[str, Outline | None] = field(default_factory=dict)

@@ -53,7 +53,7 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
             notes.append(f"data flow skipped {code.name}: {bound}")
             continue
         files.append((code.name, code.language or "", code.text))
-    result = analyse(files, context.root, template_reader(context))
+    result = analyse(files, context.flow_declarations, template_reader(context))
     notes.extend(result.notes)
     by_name = {s.name: s for s in sources}
     hits: list[Hit] = []

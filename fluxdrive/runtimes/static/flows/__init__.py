@@ -10,9 +10,8 @@ where its value comes from decides the severity (:mod:`.sinks`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 from fluxdrive.runtimes.static.flows.ir import Module
 from fluxdrive.runtimes.static.flows.pollution import PollutionHit, find
@@ -32,12 +31,15 @@ class FlowResult:
 
 
 def analyse(
-    files: Iterable[tuple[str, str, str]], root: Path | None = None, templates: TemplateReader | None = None
+    files: Iterable[tuple[str, str, str]],
+    declarations: Mapping[str, tuple[bytes | None, str | None]] | None = None,
+    templates: TemplateReader | None = None,
 ) -> FlowResult:
     """Hits for ``(path, language, text)`` files; each language family is one project.
 
-    ``templates`` reads a view by its project-relative path (confined by the caller), for
-    request data a handler renders into a template that prints it unescaped.
+    ``declarations``: the bytes of the project's ``.fluxdrive/taint-<family>.yaml`` per family
+    (read by the runtime). ``templates`` reads a view by its project-relative path (confined by
+    the caller), for request data a handler renders into a template that prints it unescaped.
     """
     by_family: dict[str, list[Module]] = {}
     notes: list[str] = []
@@ -51,7 +53,7 @@ def analyse(
             notes.append(f"data flow skipped {path}: {type(exc).__name__}")
     hits: list[FlowHit | PollutionHit | ViewHit] = []
     for family, modules in sorted(by_family.items()):
-        spec, problem = project_spec(family, root)
+        spec, problem = project_spec(family, (declarations or {}).get(family, (None, None)))
         if problem:
             notes.append(problem)
         project = Project(modules, spec)

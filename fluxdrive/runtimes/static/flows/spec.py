@@ -16,7 +16,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -317,23 +316,25 @@ def shipped(family: str) -> FlowSpec:
     return parse(yaml.safe_load(text), family, f"fluxdrive/data/taint/{family}.yaml")
 
 
-def project_spec(family: str, root: Path | None) -> tuple[FlowSpec, str | None]:
-    """The shipped spec with the project's ``.fluxdrive/taint-<family>.yaml`` merged in, and an error line.
+def project_spec(family: str, declared: tuple[bytes | None, str | None] = (None, None)) -> tuple[FlowSpec, str | None]:
+    """The shipped spec with the project's ``.fluxdrive/taint-<family>.yaml`` (its bytes) merged in, and a note.
 
-    A bad project file never stops the review: the shipped spec is used and the
-    error is returned for the run's notes.
+    The runtime reads the file (confined, and from the base commit when a diff is reviewed: a change
+    must not declare its own input clean); a bad file never stops the review: the shipped spec is
+    used and the reason is returned for the run's notes.
     """
     base = shipped(family)
-    if root is None:
+    data, problem = declared
+    name = f".fluxdrive/taint-{family}.yaml"
+    if problem is not None:
+        return base, f"{name} ignored: {problem}"
+    if data is None:
         return base, None
-    path = root / ".fluxdrive" / f"taint-{family}.yaml"
     try:
-        if path.is_symlink() or not path.is_file() or not path.resolve().is_relative_to(root.resolve()):
-            return base, None  # a link could point the review at another project's declarations
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        if data is None:
+        parsed = yaml.safe_load(data.decode("utf-8"))
+        if parsed is None:
             return base, None
-        return parse(merge(base.raw, data), family, f".fluxdrive/taint-{family}.yaml"), None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, FlowSpecError) as exc:
+        return parse(merge(base.raw, parsed), family, name), None
+    except (UnicodeDecodeError, yaml.YAMLError, FlowSpecError, RecursionError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return base, f".fluxdrive/taint-{family}.yaml ignored: {reason}"
+        return base, f"{name} ignored: {reason}"
