@@ -406,3 +406,21 @@ module.exports = set;
 """
     found = [h for h in _hits(code, prelude=False) if isinstance(h, PollutionHit)]
     assert [(h.line, h.severity) for h in found] == [(5, "P1")]
+
+
+def test_a_function_nested_too_deep_is_listed_and_the_rest_reviewed() -> None:
+    from fluxdrive.runtimes.static.flows.project import Project
+    from fluxdrive.runtimes.static.flows.syntax import read_module
+
+    deep = "function deep() { return " + "f(" * 150 + "x" + ")" * 150 + "; }\n"
+    fine = 'app.get("/a", (req, res) => { eval(req.query.code); });\n'
+    modules = [read_module(deep, "deep.js", "javascript"), read_module(fine, "fine.js", "javascript")]
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(300)  # the engine needs more frames per level than the reader
+    try:
+        project = Project(modules, shipped("javascript"))
+        hits = project.analyse()
+    finally:
+        sys.setrecursionlimit(limit)
+    assert project.notes == {"data flow skipped deep in deep.js: nested too deep"}
+    assert [(h.path, h.rule) for h in hits] == [("fine.js", "code-injection")]

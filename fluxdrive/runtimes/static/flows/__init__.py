@@ -58,6 +58,7 @@ def analyse(
             notes.append(problem)
         project = Project(modules, spec)
         hits.extend(project.analyse())
+        notes.extend(sorted(project.notes))
         for module in modules:
             hits.extend(find(module))
         if templates is not None and project.renders:

@@ -41,6 +41,7 @@ class Project:
         self.callees: dict[tuple[str, str], frozenset[tuple[str, str]]] = {}
         self.module_envs: dict[str, dict[str, Value]] = {}
         self.hits: dict[tuple[str, str], list[FlowHit]] = {}
+        self.notes: set[str] = set()
         self.renders: dict[tuple[str, int], Render] = {}  # res.render(view, data) with outside data in data
         self.handlers: dict[str, set[str]] = {}
         self.owners = {m.path: frozenset(f.owner for f in m.functions if f.owner) | set(m.classes) for m in modules}
@@ -110,7 +111,10 @@ class Project:
         """One function (or top level) read with the summaries known now; its hits replace its earlier ones."""
         checker = SinkChecker(self.spec, module.path, report=True)
         flow = FunctionFlow(self, module, function, checker, env=dict(env))
-        flow.run()
+        try:
+            flow.run()
+        except RecursionError:  # an expression nested thousands deep: that function is listed, the rest goes on
+            self.notes.add(f"data flow skipped {function.qualified} in {module.path}: nested too deep")
         self.hits[key] = checker.hits
         self.callees[key] = frozenset(flow.callees)
         return flow
