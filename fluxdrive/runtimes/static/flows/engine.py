@@ -464,10 +464,12 @@ class FunctionFlow:
         """The canonical name of what is called (``child_process.exec``, ``res.redirect``, ``eval``)."""
         if isinstance(func, Name):
             value = self.env.get(func.id)
-            if value is not None and value.alias and not value.alias.startswith("regex:"):
+            if value is not None and value.alias and not value.alias.startswith(("regex:", ".")):
                 return value.alias
             imported = self.module.imports.get(func.id)
-            return normalize_module(imported) if imported else func.id
+            if imported is None or imported.startswith("."):  # a project file: named as the code writes it
+                return func.id
+            return normalize_module(imported)
         if isinstance(func, Member):
             if isinstance(func.obj, Call) and isinstance(func.obj.func, Name) and func.obj.func.id == "require":
                 first = func.obj.args[0] if func.obj.args else None
