@@ -15,6 +15,7 @@ PACKAGE = REPO / "fluxdrive"
 LEAVES = {
     "fluxdrive._atomic",
     "fluxdrive._clock",
+    "fluxdrive._graphs",
     "fluxdrive._columns",
     "fluxdrive._lifeline",
     "fluxdrive._names",
@@ -101,12 +102,14 @@ ALLOWED = {
         "fluxdrive.runtimes.static.bounds",
         "fluxdrive.runtimes.static.redos",
         "fluxdrive.runtimes.static.provenance",
+        "fluxdrive._graphs",
     },
     # The JavaScript/TypeScript and Go flow engine: syntax trees in, judged hits out; nothing of the runtime.
     "fluxdrive.runtimes.static.flows": {
         "fluxdrive.runtimes.static.flows",
         "fluxdrive.runtimes.static.redos",
         "fluxdrive.runtimes.static.provenance",
+        "fluxdrive._graphs",
     },
     "fluxdrive.runtimes": LEAVES
     | {

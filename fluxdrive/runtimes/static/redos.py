@@ -47,6 +47,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from fluxdrive._graphs import strongly_connected
+
 _parser: Any = importlib.import_module("re._parser")  # no stubs; the same parser ``re`` compiles with
 _c: Any = importlib.import_module("re._constants")
 
@@ -416,44 +418,8 @@ def _sum(parts: Iterable[dict[int, int]]) -> dict[int, int]:
 
 
 def _sccs(nodes: Iterable[Any], succ: dict[Any, list[Any]]) -> list[list[Any]]:
-    """Strongly connected components (iterative Tarjan)."""
-    index: dict[Any, int] = {}
-    low: dict[Any, int] = {}
-    stack: list[Any] = []
-    on: set[Any] = set()
-    out: list[list[Any]] = []
-    for root in nodes:
-        if root in index:
-            continue
-        work = [(root, iter(succ.get(root, ())))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on.add(child)
-                    work.append((child, iter(succ.get(child, ()))))
-                elif child in on:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    top = stack.pop()
-                    on.discard(top)
-                    component.append(top)
-                    if top == node:
-                        break
-                out.append(component)
-    return out
+    """Strongly connected components of the automaton (``succ``: a node's successors)."""
+    return strongly_connected(nodes, lambda node: succ.get(node, ()))
 
 
 class _Analysis:

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from fluxdrive._graphs import strongly_connected
 from fluxdrive.config.model import LayerRule
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput, ImportRef
 from fluxdrive.runtimes.static.analyzers.complexity import over
@@ -125,48 +126,9 @@ def _js_graph(context: AnalyzerContext, graph: Graph) -> None:
 
 
 def _components(graph: Graph) -> list[list[str]]:
-    """Strongly connected components with more than one module (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-    counter = 0
-    for root in sorted(graph.names):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph.edges.get(root, {}))))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = counter
-                    counter += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph.edges.get(child, {})))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    found.append(sorted(component))
-    return sorted(found)
+    """Strongly connected components with more than one module, sorted."""
+    components = strongly_connected(sorted(graph.names), lambda name: sorted(graph.edges.get(name, {})))
+    return sorted(sorted(component) for component in components if len(component) > 1)
 
 
 def _cycle_path(graph: Graph, component: list[str]) -> list[str]:
