@@ -13,7 +13,7 @@ A project declares its framework's sources, sanitizers and sinks in
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import yaml
@@ -54,11 +54,30 @@ def module_loader(root: Path, max_bytes: int) -> Loader:
     return load
 
 
+def project_files(sources: Iterable[Source], root: Path, max_bytes: int, what: str) -> Callable[[str], str | None]:
+    """A reader of project files by relative path: a reviewed file from the sources already loaded, any
+    other from disk inside the root (confined), so a diff still sees unchanged templates and views.
+
+    None when the file is absent; :class:`FluxdriveError` or :class:`OSError` when it is there but
+    refused (a link out of the project, a device).
+    """
+    loaded = {source.path: source.text for source in sources if source.block_of is None}
+
+    def read(relative: str) -> str | None:
+        if relative in loaded:
+            return loaded[relative]
+        path = root / relative
+        if not path.is_file():
+            return None
+        return read_confined(path, root, what, limit=max_bytes).decode("utf-8", "replace")
+
+    return read
+
+
 def template_reader(sources: Iterable[Source], root: Path, max_bytes: int) -> TemplateReader:
     """Find a template a view renders: ``templates/NAME`` beside the view or in any folder above it,
-    up to the root (Flask's and Django's app layouts). Reviewed files are read from the sources already
-    loaded; others from disk inside the root (confined), so a diff still sees unchanged templates."""
-    loaded = {source.path: source.text for source in sources if source.block_of is None}
+    up to the root (Flask's and Django's app layouts)."""
+    files = project_files(sources, root, max_bytes, "template")
 
     def read(module_path: str, name: str) -> tuple[str, str] | None:
         if not name or name.startswith("/") or ".." in name.split("/"):
@@ -66,14 +85,12 @@ def template_reader(sources: Iterable[Source], root: Path, max_bytes: int) -> Te
         folder = posixpath.dirname(module_path)
         while True:
             relative = posixpath.join(folder, "templates", name) if folder else posixpath.join("templates", name)
-            if relative in loaded:
-                return relative, loaded[relative]
-            path = root / relative
-            if path.is_file():
-                try:
-                    return relative, read_confined(path, root, "template", limit=max_bytes).decode("utf-8", "replace")
-                except (FluxdriveError, OSError):
-                    return None
+            try:
+                text = files(relative)
+            except (FluxdriveError, OSError):
+                return None
+            if text is not None:
+                return relative, text
             if not folder:
                 return None
             folder = posixpath.dirname(folder)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from fluxdrive._confine import read_confined
 from fluxdrive.errors import FluxdriveError
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
 from fluxdrive.runtimes.static.bounds import over_bound
 from fluxdrive.runtimes.static.flows import FLOW_LANGUAGES, FlowHit, PollutionHit, ViewHit, analyse
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
+from fluxdrive.runtimes.static.project_modules import project_files
 
 PREFIX = {"javascript": "js", "go": "go"}
 
@@ -21,18 +21,12 @@ def rule_id(hit: FlowHit | PollutionHit | ViewHit, language: str) -> str:
 
 
 def template_reader(context: AnalyzerContext) -> Callable[[str], str | None]:
-    """Views by project-relative path: a loaded source's text, else the file read confined to the root."""
-    loaded = {s.path: s.text for s in context.sources if s.block_of is None}
-    limit = context.settings.max_file_bytes
+    """Views by project-relative path (:func:`project_files`); a view refused is a view not read."""
+    files = project_files(context.sources, context.root, context.settings.max_file_bytes, "template")
 
     def read(relative: str) -> str | None:
-        if relative in loaded:
-            return loaded[relative]
-        path = context.root / relative
-        if not path.is_file():
-            return None
         try:
-            return read_confined(path, context.root, "template", limit=limit).decode("utf-8", "replace")
+            return files(relative)
         except (FluxdriveError, OSError):
             return None  # a link out of the project, a device: not read
 
