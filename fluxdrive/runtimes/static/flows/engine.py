@@ -42,6 +42,9 @@ from fluxdrive.runtimes.static.flows.ir import (
     Return,
     Statement,
     Unpack,
+    dotted,
+    names_in,
+    root_name,
 )
 from fluxdrive.runtimes.static.flows.sinks import SinkChecker
 from fluxdrive.runtimes.static.flows.summaries import Summary
@@ -69,51 +72,6 @@ def normalize_module(name: str) -> str:
         if name == alias or name.startswith(alias + "."):
             name = "fs" + name[len(alias) :]
     return name
-
-
-def dotted(expr: Expr) -> str | None:
-    """``req.query.id`` for a chain of names and fields, else None."""
-    if isinstance(expr, Name):
-        return expr.id
-    if isinstance(expr, Member):
-        base = dotted(expr.obj)
-        return f"{base}.{expr.name}" if base else None
-    if isinstance(expr, Call) and not expr.args:
-        base = dotted(expr.func)
-        return f"{base}()" if base else None
-    return None
-
-
-def root_name(expr: Expr) -> str:
-    """The first name of a chain (``res`` in ``res.status(302).redirect``)."""
-    while True:
-        if isinstance(expr, Name):
-            return expr.id
-        if isinstance(expr, Member | Index):
-            expr = expr.obj
-        elif isinstance(expr, Call):
-            expr = expr.func
-        else:
-            return ""
-
-
-def names_in(expr: Expr) -> Iterator[str]:
-    """Every dotted chain read in an expression (for guards: which values a check looks at)."""
-    path = dotted(expr)
-    if path and not path.endswith("()"):
-        yield path
-    if isinstance(expr, Member):
-        yield from names_in(expr.obj)
-    elif isinstance(expr, Index):
-        yield from names_in(expr.obj)
-        yield from names_in(expr.key)
-    elif isinstance(expr, Call):
-        yield from names_in(expr.func)
-        for arg in expr.args:
-            yield from names_in(arg)
-    elif isinstance(expr, Concat | Other):
-        for part in expr.parts:
-            yield from names_in(part)
 
 
 class FunctionFlow:
@@ -274,7 +232,7 @@ class FunctionFlow:
         After an ``if`` whose branch exits (``if (!ok) return;``) for the rest of the function;
         otherwise only inside the branch (``if (ok) { sink(x) }``), up to line ``until``.
         """
-        for call, _negated in _calls_in(condition):
+        for call in _calls_in(condition):
             classes, looked_at = self._checked(call)
             for path in looked_at if classes else ():
                 self.vouch(path, classes, until)
@@ -676,18 +634,19 @@ def _anchored(value: Value) -> bool:
     return "regex" in value.tags and text.startswith("/^") and text.rpartition("/")[0].endswith("$")
 
 
-def _calls_in(expr: Expr, negated: bool = False) -> Iterator[tuple[Call, bool]]:
+def _calls_in(expr: Expr) -> Iterator[Call]:
+    """The calls a condition makes (``!x.startsWith("/")``, ``a && isSafe(b)``)."""
     if isinstance(expr, Call):
-        yield expr, negated
+        yield expr
         for arg in expr.args:
-            yield from _calls_in(arg, negated)
+            yield from _calls_in(arg)
         if isinstance(expr.func, Member):
-            yield from _calls_in(expr.func.obj, negated)
+            yield from _calls_in(expr.func.obj)
     elif isinstance(expr, Other):
         for part in expr.parts:
-            yield from _calls_in(part, negated)
+            yield from _calls_in(part)
     elif isinstance(expr, Member):
-        yield from _calls_in(expr.obj, negated)
+        yield from _calls_in(expr.obj)
 
 
 def _compared_to_constant(expr: Expr) -> Iterator[str]:

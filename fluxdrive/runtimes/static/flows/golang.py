@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from fluxdrive.runtimes.static.flows.ir import (
@@ -77,8 +78,6 @@ class GoReader:
         self.path = path
         self.imports: dict[str, str] = {}
         self.functions: list[Function] = []
-        self._current = ""
-        self._recursive = False
         self._read = self._readers()
         self._statement_readers = self._statement_kinds()
 
@@ -127,23 +126,9 @@ class GoReader:
             receiver_name = names[0] if names else ""
         function = self.function(node, name, owner=owner)
         exported = name[:1].isupper() and (not owner or owner[:1].isupper())
-        return Function(
-            function.name,
-            function.params,
-            function.body,
-            function.line,
-            function.end,
-            exported=exported,
-            owner=owner,
-            role="method" if owner else "function",
-            calls_itself=function.calls_itself,
-            variadic=function.variadic,
-            receiver=receiver_name,
-        )
+        return replace(function, exported=exported, role="method" if owner else "function", receiver=receiver_name)
 
     def function(self, node: Node, name: str, *, owner: str = "") -> Function:
-        outer = self._current, self._recursive
-        self._current, self._recursive = name, False
         params: list[Param] = []
         variadic = False
         parameters = node.field("parameters")
@@ -158,8 +143,6 @@ class GoReader:
                 position += 1
         body_node = node.field("body")
         body = tuple(self._block(body_node, False)) if body_node is not None else ()
-        recursive = self._recursive
-        self._current, self._recursive = outer
         return Function(
             name,
             tuple(params),
@@ -167,7 +150,6 @@ class GoReader:
             line_of(node),
             int(node.range().end.line) + 1,
             owner=owner,
-            calls_itself=recursive,
             variadic=variadic,
         )
 
@@ -381,8 +363,6 @@ class GoReader:
         func, arguments = node.field("function"), node.field("arguments")
         if func is None:
             return Other((), line)
-        if func.kind() == "identifier" and func.text() == self._current:
-            self._recursive = True
         argument_nodes = [a for a in named(arguments)] if arguments is not None else []
         spread = arguments is not None and any(c.text() == "..." for c in arguments.children() if not c.is_named())
         args = tuple(self.expr(a) for a in argument_nodes if not a.kind().endswith("type"))

@@ -11,6 +11,7 @@ parts" (:class:`Other`), so an unknown construct still carries its taint.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
@@ -193,7 +194,6 @@ class Function:
     exported: bool = False
     owner: str = ""  # the class (or Go receiver type) a method belongs to
     role: Literal["function", "method", "constructor", "module"] = "function"
-    calls_itself: bool = False
     variadic: bool = False
     decorators: tuple[str, ...] = ()
     receiver: str = ""  # a Go method's receiver name: ``r.helper()`` calls a method of the same type
@@ -215,3 +215,51 @@ class Module:
     top: Function
     exports: frozenset[str] = frozenset()
     classes: dict[str, str] = field(default_factory=dict)  # class name -> its base, for exported-ness
+
+
+# Reading expressions: shared by the flow engine, its sink checks and the pollution check.
+
+
+def dotted(expr: Expr) -> str | None:
+    """``req.query.id`` for a chain of names and fields, else None."""
+    if isinstance(expr, Name):
+        return expr.id
+    if isinstance(expr, Member):
+        base = dotted(expr.obj)
+        return f"{base}.{expr.name}" if base else None
+    if isinstance(expr, Call) and not expr.args:
+        base = dotted(expr.func)
+        return f"{base}()" if base else None
+    return None
+
+
+def root_name(expr: Expr) -> str:
+    """The first name of a chain (``res`` in ``res.status(302).redirect``)."""
+    while True:
+        if isinstance(expr, Name):
+            return expr.id
+        if isinstance(expr, Member | Index):
+            expr = expr.obj
+        elif isinstance(expr, Call):
+            expr = expr.func
+        else:
+            return ""
+
+
+def names_in(expr: Expr) -> Iterator[str]:
+    """Every dotted chain read in an expression (for guards: which values a check looks at)."""
+    path = dotted(expr)
+    if path and not path.endswith("()"):
+        yield path
+    if isinstance(expr, Member):
+        yield from names_in(expr.obj)
+    elif isinstance(expr, Index):
+        yield from names_in(expr.obj)
+        yield from names_in(expr.key)
+    elif isinstance(expr, Call):
+        yield from names_in(expr.func)
+        for arg in expr.args:
+            yield from names_in(arg)
+    elif isinstance(expr, Concat | Other):
+        for part in expr.parts:
+            yield from names_in(part)

@@ -118,7 +118,6 @@ class JavaScriptReader:
         self._members: list[tuple[str, str]] = []  # ejs.render = render: exported when ejs is
         self._read = self._readers()
         self._statement_readers = self._statement_kinds()
-        self._called: list[set[str]] = []  # per function being read: the names called inside it (callbacks too)
 
     # ------------------------------------------------------------------ module
     def module(self, root: Node) -> Module:
@@ -376,7 +375,6 @@ class JavaScriptReader:
         self, node: Node, name: str, *, owner: str = "", role: str = "function", decorators: tuple[str, ...] = ()
     ) -> Function:
         """One function-like node as a :class:`Function`."""
-        self._called.append(set())
         params = self._params(node)
         body_node = node.field("body")
         body: list[Statement]
@@ -386,7 +384,6 @@ class JavaScriptReader:
             body = list(self.statements(named(body_node), nested=False))
         else:  # an arrow function's expression body
             body = [Return(self.expr(body_node), line_of(body_node))]
-        recursive = name in self._called.pop()
         return Function(
             name=name,
             params=params,
@@ -395,7 +392,6 @@ class JavaScriptReader:
             end=int(node.range().end.line) + 1,
             owner=owner,
             role=role,  # type: ignore[arg-type]
-            calls_itself=recursive,
             variadic=any(p.kind() == "rest_pattern" for p in self._param_nodes(node)),
             decorators=decorators,
         )
@@ -718,10 +714,6 @@ class JavaScriptReader:
         func, arguments = node.field("function"), node.field("arguments")
         if func is None:
             return Other((), line)
-        if func.kind() == "identifier" or (func.kind() == "member_expression" and func.text().startswith("this.")):
-            called = func.text().removeprefix("this.")
-            for frame in self._called:  # a call inside a callback is a call of every function around it
-                frame.add(called)
         if arguments is not None and arguments.kind() == "template_string":  # tagged template: sql`...`
             parts = tuple(self.expr(s) for s in named(arguments) if s.kind() == "template_substitution")
             return Call(self.expr(func), tuple(p for part in parts for p in _flatten(part)), line)

@@ -46,6 +46,7 @@ from fluxdrive.runtimes.static.flows.ir import (
     Return,
     Statement,
     Unpack,
+    root_name,
 )
 
 FORBIDDEN = frozenset({"__proto__", "constructor", "prototype"})
@@ -225,12 +226,6 @@ class KeyWalk:
         return isinstance(expr, Index) and isinstance(expr.obj, Name) and expr.obj.id in self.lists
 
 
-def _root(expr: Expr) -> str:
-    while isinstance(expr, Member | Index):
-        expr = expr.obj
-    return expr.id if isinstance(expr, Name) else ""
-
-
 def _fresh_objects(function: Function) -> set[str]:
     """Names that only ever hold an object made here (``{...a, ...b}``, ``{}``, ``Object.create(null)``).
 
@@ -281,7 +276,7 @@ def check_function(module: Module, function: Function) -> PollutionHit | None:
         if not isinstance(statement, Assign):
             continue
         target, value = statement.target, statement.value
-        if isinstance(target, Index) and walk.is_key(target.key) and _root(target.obj) not in fresh:
+        if isinstance(target, Index) and walk.is_key(target.key) and root_name(target.obj) not in fresh:
             writes.append(statement)
         if isinstance(target, Name) and isinstance(value, Index) and walk.is_key(value.key):
             deeper = deeper or (isinstance(value.obj, Name) and value.obj.id == target.id)  # obj = obj[key]

@@ -85,8 +85,9 @@ class Project:
     def _pass(self, only: set[tuple[str, str]] | None) -> set[tuple[str, str]]:
         """Read the project's top levels and functions (``only`` these); the functions whose summary changed."""
         changed: set[tuple[str, str]] = set()
+        paths = None if only is None else {path for path, _name in only}
         for module in self.modules.values():
-            if only is None or any(path == module.path for path, _ in only):
+            if paths is None or module.path in paths:
                 self._module(module, only, changed)
         return changed
 

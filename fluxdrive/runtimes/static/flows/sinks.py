@@ -19,7 +19,19 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fluxdrive.runtimes.static.flows.ir import Arr, Call, Concat, Const, Expr, Index, Lambda, Member, Name, Obj
+from fluxdrive.runtimes.static.flows.ir import (
+    Arr,
+    Call,
+    Concat,
+    Const,
+    Expr,
+    Index,
+    Lambda,
+    Member,
+    Name,
+    Obj,
+    root_name,
+)
 from fluxdrive.runtimes.static.flows.spec import Argument, FlowSpec, SinkClass
 from fluxdrive.runtimes.static.flows.summaries import SummarySink
 from fluxdrive.runtimes.static.flows.values import HOLE, Value, join
@@ -218,13 +230,13 @@ class SinkChecker:
         if arguments is not None and sink.when_options and not _turns_on(expr, sink.when_options):
             return None  # parseXml(text) without { noent: true } expands nothing
         if arguments is not None:
-            if sink.writers and not (expr.args and _root(expr.args[0]) in sink.writers):
+            if sink.writers and not (expr.args and root_name(expr.args[0]) in sink.writers):
                 return None  # fmt.Fprintf(os.Stderr, ...) logs; fmt.Fprintf(w, ...) answers the request
             return arguments
         if module or not isinstance(expr.func, Member) or expr.func.name not in sink.methods:
             return None
         declared = sink.methods[expr.func.name]
-        if declared.receivers and _root(expr.func.obj) not in declared.receivers:
+        if declared.receivers and root_name(expr.func.obj) not in declared.receivers:
             return None
         if declared.safe_options and _has_option(expr, declared.safe_options):
             return None
@@ -404,12 +416,6 @@ def _turns_on(expr: Call, names: frozenset[str]) -> bool:
 
 def _has_option(expr: Call, names: frozenset[str]) -> bool:
     return any(isinstance(arg, Obj) and any(key in names for key, _ in arg.entries) for arg in expr.args)
-
-
-def _root(expr: Expr) -> str:
-    while isinstance(expr, Member | Call):
-        expr = expr.obj if isinstance(expr, Member) else expr.func
-    return expr.id if isinstance(expr, Name) else ""
 
 
 def _starts_with_option(part: Expr) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -138,20 +138,20 @@ class FlowSpec:
     @functools.cached_property
     def sinks_by_call(self) -> dict[str, tuple[SinkClass, ...]]:
         """The sink classes naming each canonical call (one lookup per call, not one per class)."""
-        table: dict[str, list[SinkClass]] = {}
-        for sink in self.sinks.values():
-            for callee in sink.calls:
-                table.setdefault(callee, []).append(sink)
-        return {callee: tuple(sinks) for callee, sinks in table.items()}
+        return _index(self.sinks.values(), lambda sink: sink.calls)
 
     @functools.cached_property
     def sinks_by_method(self) -> dict[str, tuple[SinkClass, ...]]:
         """The sink classes naming each method."""
-        table: dict[str, list[SinkClass]] = {}
-        for sink in self.sinks.values():
-            for method in sink.methods:
-                table.setdefault(method, []).append(sink)
-        return {method: tuple(sinks) for method, sinks in table.items()}
+        return _index(self.sinks.values(), lambda sink: sink.methods)
+
+
+def _index(sinks: Iterable[SinkClass], names: Callable[[SinkClass], Iterable[str]]) -> dict[str, tuple[SinkClass, ...]]:
+    table: dict[str, list[SinkClass]] = {}
+    for sink in sinks:
+        for name in names(sink):
+            table.setdefault(name, []).append(sink)
+    return {name: tuple(found) for name, found in table.items()}
 
 
 def _strings(value: object, where: str) -> list[str]:
