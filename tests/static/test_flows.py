@@ -78,6 +78,18 @@ def test_prototype_pollution_shapes() -> None:
     assert found == {"setPath": "P1", "deep": "P2"}
 
 
+def _review(project: Path, tmp_path: Path) -> list[dict[str, object]]:
+    """The findings of ``fluxdrive review PROJECT --yes --agents fd-safety``, run as a user runs it."""
+    out = tmp_path / "out"
+    subprocess.run(
+        [sys.executable, "-m", "fluxdrive", "review", str(project), "--yes", "--agents", "fd-safety",
+         "--output-dir", str(out)],
+        check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    findings: list[dict[str, object]] = json.loads((out / "findings.json").read_text(encoding="utf-8"))["findings"]
+    return findings
+
+
 def _titles(code: str, family: str = "javascript") -> dict[int, tuple[str, str]]:
     """line -> (severity, title) of the flow hits, the prelude's lines not counted."""
     offset = shipped(family).raw["examples_prelude"].count("\n")
@@ -230,13 +242,7 @@ def test_a_review_reads_the_declarations_of_the_project(tmp_path: Path) -> None:
         'app.get("/x", (req, res) => runner.shell(req.query.cmd));\n',
         encoding="utf-8",
     )
-    out = tmp_path / "out"
-    subprocess.run(
-        [sys.executable, "-m", "fluxdrive", "review", str(project), "--yes", "--agents", "fd-safety",
-         "--output-dir", str(out)],
-        check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300,
-    )  # fmt: skip
-    findings = json.loads((out / "findings.json").read_text(encoding="utf-8"))["findings"]
+    findings = _review(project, tmp_path)
     assert [(f["location"], f["severity"]) for f in findings if "runner.shell" in f["title"]] == [("server.js:3", "P0")]
 
 
@@ -255,13 +261,7 @@ def test_a_review_reports_flow_findings_with_their_cwe(tmp_path: Path) -> None:
         'const app = express();\napp.get("/ping", (req, res) => { exec("ping -c 1 " + req.query.host); });\n',
         encoding="utf-8",
     )
-    out = tmp_path / "out"
-    subprocess.run(
-        [sys.executable, "-m", "fluxdrive", "review", str(project), "--yes", "--agents", "fd-safety",
-         "--output-dir", str(out)],
-        check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300,
-    )  # fmt: skip
-    findings = json.loads((out / "findings.json").read_text(encoding="utf-8"))["findings"]
+    findings = _review(project, tmp_path)
     flow = [f for f in findings if "host" in f["title"]]
     assert flow and flow[0]["severity"] == "P0" and flow[0]["location"] == "server.js:4"
     assert flow[0].get("cwe") in ("CWE-78", ["CWE-78"]) or "CWE-78" in json.dumps(flow[0])
@@ -334,13 +334,7 @@ def test_a_review_reads_views_inside_the_project_only(tmp_path: Path) -> None:
         'app.get("/b", (req, res) => res.render("linked", { term: req.query.t }));\n',
         encoding="utf-8",
     )
-    out = tmp_path / "out"
-    subprocess.run(
-        [sys.executable, "-m", "fluxdrive", "review", str(project), "--yes", "--agents", "fd-safety",
-         "--output-dir", str(out)],
-        check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300,
-    )  # fmt: skip
-    findings = json.loads((out / "findings.json").read_text(encoding="utf-8"))["findings"]
+    findings = _review(project, tmp_path)
     views = [f for f in findings if "unescaped" in f["title"]]
     assert [f["location"] for f in views] == ["views/page.ejs:1"]
     assert views[0]["severity"] == "P1"
