@@ -378,15 +378,22 @@ def _dash_test(test: ast.expr, subject: _Subject) -> bool:
     call = _method(test, "startswith", subject)
     if call is not None and call.args:
         return "-" in (_strings(call.args[0]) or [])
-    if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        left, right, op = test.left, test.comparators[0], test.ops[0]
-        if isinstance(op, ast.Eq) and (
-            (_first_char(left, subject) and _dash(right)) or (_first_char(right, subject) and _dash(left))
-        ):
-            return True
-        stripped = _method(left, "lstrip", subject)
-        if isinstance(op, ast.NotEq) and stripped is not None and _is(right, subject):
-            return bool(stripped.args) and _strings(stripped.args[0]) == ["-"]
+    return _dash_compare(test, subject, says_dash=True)
+
+
+def _dash_compare(test: ast.expr, subject: _Subject, *, says_dash: bool) -> bool:
+    """``x[0] == "-"`` or ``x.lstrip("-") != x`` (``says_dash``), or their negations (``!=``, ``==``)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return False
+    left, right, op = test.left, test.comparators[0], test.ops[0]
+    first_char_op, stripped_op = (ast.Eq, ast.NotEq) if says_dash else (ast.NotEq, ast.Eq)
+    if isinstance(op, first_char_op) and (
+        (_first_char(left, subject) and _dash(right)) or (_first_char(right, subject) and _dash(left))
+    ):
+        return True
+    stripped = _method(left, "lstrip", subject)
+    if isinstance(op, stripped_op) and stripped is not None and _is(right, subject):
+        return bool(stripped.args) and _strings(stripped.args[0]) == ["-"]
     return False
 
 
@@ -404,16 +411,7 @@ def _no_dash_test(test: ast.expr, subject: _Subject) -> bool:
     if call is not None and call.args:  # url.startswith(("https://", "git@")): a fixed first character
         prefixes = _strings(call.args[0])
         return bool(prefixes) and all(p and not p.startswith("-") for p in prefixes or [])
-    if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        left, right, op = test.left, test.comparators[0], test.ops[0]
-        if isinstance(op, ast.NotEq) and (
-            (_first_char(left, subject) and _dash(right)) or (_first_char(right, subject) and _dash(left))
-        ):
-            return True
-        stripped = _method(left, "lstrip", subject)
-        if isinstance(op, ast.Eq) and stripped is not None and _is(right, subject):
-            return bool(stripped.args) and _strings(stripped.args[0]) == ["-"]
-    return isinstance(test, ast.Call) and _regex_guard(test, subject)
+    return _dash_compare(test, subject, says_dash=False) or (isinstance(test, ast.Call) and _regex_guard(test, subject))
 
 
 def _regex_guard(call: ast.Call, subject: _Subject) -> bool:
