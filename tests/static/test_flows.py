@@ -249,6 +249,8 @@ def test_a_review_reads_the_declarations_of_the_project(tmp_path: Path) -> None:
 def test_bad_declarations_say_what_is_wrong() -> None:
     with pytest.raises(FlowSpecError, match="severity"):
         parse({"sinks": {"x": {"severity": {"outside": "P9"}}}}, "javascript", "t.yaml")
+    with pytest.raises(FlowSpecError, match="backtrack"):  # it would run on text from the reviewed code
+        parse({"sinks": {"x": {"safe_prefix": "^(a+)+$"}}}, "javascript", "t.yaml")
     with pytest.raises(FlowSpecError, match="argument mode"):
         parse({"sinks": {"x": {"calls": {"f": ["loud 0"]}}}}, "javascript", "t.yaml")
 

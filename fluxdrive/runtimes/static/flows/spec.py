@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from fluxdrive.runtimes.static.flows.syntax import FLOW_LANGUAGES
+from fluxdrive.runtimes.static.redos import ambiguities
 
 ORIGINS = ("outside", "parameter", "unknown", "dangerous")
 ARGUMENT_MODES = ("text", "sql", "object", "whole", "rest")
@@ -206,9 +207,13 @@ def _pattern(value: object, where: str) -> re.Pattern[str] | None:
     if not isinstance(value, str):
         raise FlowSpecError(f"{where}: expected a regular expression")
     try:
-        return re.compile(value)
+        compiled = re.compile(value)
     except re.error as exc:
         raise FlowSpecError(f"{where}: {exc}") from None
+    found = ambiguities(value, "python")
+    if found:  # it runs on text from the reviewed code: a project file must not be able to stall the review
+        raise FlowSpecError(f"{where}: {found[0].fragment} can backtrack for a very long time; write it without")
+    return compiled
 
 
 def _sink(name: str, data: object, where: str) -> SinkClass:
