@@ -20,7 +20,7 @@ import time
 from multiprocessing.synchronize import Event
 from pathlib import Path
 
-from fluxdrive import channel
+from fluxdrive.exchange import channel
 
 SUMMARY = "Session tokens are written to localStorage and read by every page script"
 PER_PROCESS = 5_000

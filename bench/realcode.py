@@ -106,7 +106,7 @@ from security import (
     semgrep_view,
 )
 
-from fluxdrive._atomic import atomic_write_text
+from fluxdrive.core.atomic import atomic_write_text
 from fluxdrive.workspace import review_files
 
 HERE = Path(__file__).resolve().parent

@@ -13,16 +13,17 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from fluxdrive import channel, contracts, verdicts
+    from fluxdrive import contracts
     from fluxdrive.agents import AgentDefinition, load_roster
-    from fluxdrive.channel import PeerFinding
     from fluxdrive.config import Config, load_config
     from fluxdrive.contracts import IndexEntry, ParsedIndex
     from fluxdrive.errors import FluxdriveError
+    from fluxdrive.exchange import channel, verdicts
+    from fluxdrive.exchange.channel import PeerFinding
+    from fluxdrive.exchange.verdicts import VerdictRecord
     from fluxdrive.launch.review import ReviewOptions, review
     from fluxdrive.synthesis import Synthesis, synthesize
     from fluxdrive.triage import Triage, triage_target
-    from fluxdrive.verdicts import VerdictRecord
 
 try:
     __version__ = version("fluxdrive")
@@ -35,10 +36,10 @@ _LAZY = {
     "FluxdriveError": "fluxdrive.errors",
     "IndexEntry": "fluxdrive.contracts",
     "ParsedIndex": "fluxdrive.contracts",
-    "PeerFinding": "fluxdrive.channel",
+    "PeerFinding": "fluxdrive.exchange.channel",
     "ReviewOptions": "fluxdrive.launch.review",
     "Triage": "fluxdrive.triage",
-    "VerdictRecord": "fluxdrive.verdicts",
+    "VerdictRecord": "fluxdrive.exchange.verdicts",
     "load_config": "fluxdrive.config",
     "load_roster": "fluxdrive.agents",
     "review": "fluxdrive.launch.review",
@@ -46,7 +47,11 @@ _LAZY = {
     "triage_target": "fluxdrive.triage",
     "Synthesis": "fluxdrive.synthesis",
 }
-_MODULES = {"channel", "contracts", "verdicts"}
+_MODULES = {
+    "channel": "fluxdrive.exchange.channel",
+    "contracts": "fluxdrive.contracts",
+    "verdicts": "fluxdrive.exchange.verdicts",
+}
 
 __all__ = [
     "AgentDefinition",
@@ -73,7 +78,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name in _MODULES:
-        return importlib.import_module(f"fluxdrive.{name}")
+        return importlib.import_module(_MODULES[name])
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'fluxdrive' has no attribute {name!r}")

@@ -7,7 +7,7 @@ a unified diff, or ``--diff REF`` / ``--staged`` through git). PROJECT_ROOT is t
 ``PROJECT_ROOT/docs/research/flux-drive/<stem>-<hash>`` where the hash is
 the first 8 hex digits of sha256 of the input path (stable on purpose, so
 prompt caches stay warm across reruns); it is a link swung to a fresh
-directory each run, so a run never deletes (:mod:`fluxdrive._run_dirs`). A directory input expands to its
+directory each run, so a run never deletes (:mod:`fluxdrive.core.run_dirs`). A directory input expands to its
 files, honouring ``.gitignore`` (through git when the tree is a repository,
 else by reading the ignore files), and never includes fluxdrive's own output.
 """
@@ -30,15 +30,16 @@ from typing import Literal
 
 import pathspec
 
-from fluxdrive import _git, _run_dirs
-from fluxdrive._atomic import atomic_write_text
-from fluxdrive._clock import utc_timestamp
-from fluxdrive._confine import confine, is_inside
-from fluxdrive._masking import scrub
-from fluxdrive._names import decodable, shown
-from fluxdrive._paths import decode_utf8, read_regular, require_directory
-from fluxdrive._project import find_project_root
-from fluxdrive._run_dirs import directory_within
+from fluxdrive.core import git as _git
+from fluxdrive.core import run_dirs as _run_dirs
+from fluxdrive.core.atomic import atomic_write_text
+from fluxdrive.core.clock import utc_timestamp
+from fluxdrive.core.confine import confine, is_inside
+from fluxdrive.core.masking import scrub
+from fluxdrive.core.names import decodable, shown
+from fluxdrive.core.paths import decode_utf8, read_regular, require_directory
+from fluxdrive.core.project import find_project_root
+from fluxdrive.core.run_dirs import directory_within
 from fluxdrive.errors import InputError, NothingToReviewError, UsageError
 
 RUNS_DIR = Path("docs") / "research" / "flux-drive"
@@ -415,7 +416,7 @@ def _paths(targets: Sequence[str], here: Path, project: Path | None) -> Target:
 def output_dir_for(target: Target, override: Path | None = None) -> Path:
     """``--output-dir``, or the default ``docs/research/flux-drive/<stem>-<hash>`` (its root told to git to ignore).
 
-    Both are the run's *pointer* path (see :mod:`fluxdrive._run_dirs`), kept
+    Both are the run's *pointer* path (see :mod:`fluxdrive.core.run_dirs`), kept
     lexical: resolving it would follow the link an earlier run left there.
     """
     if override is not None:

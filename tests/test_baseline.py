@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from fluxdrive import baseline
-from fluxdrive.baseline import (
+from fluxdrive.errors import FluxdriveError
+from fluxdrive.runs import baseline
+from fluxdrive.runs.baseline import (
     BaselineError,
     apply_baseline,
     fingerprints,
@@ -24,7 +25,6 @@ from fluxdrive.baseline import (
     since_last,
     write_baseline,
 )
-from fluxdrive.errors import FluxdriveError
 from fluxdrive.synthesis import Finding, synthesize
 from tests.conftest import CliResult
 

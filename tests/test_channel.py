@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fluxdrive import channel
-from fluxdrive._masking import scrub
+from fluxdrive.core.masking import scrub
 from fluxdrive.errors import ChannelError, InputError
+from fluxdrive.exchange import channel
 
 
 def test_append_writes_one_complete_line(tmp_path: Path) -> None:
@@ -160,7 +160,7 @@ def test_every_appended_line_fits_and_reads_back(
 
 WRITER = """
 import sys
-from fluxdrive import channel
+from fluxdrive.exchange import channel
 path, agent = sys.argv[1], sys.argv[2]
 for i in range(200):
     channel.append(path, "notable", agent, "stress-test", f"finding {i} from {agent} " + "x" * (i % 50), [f"f.py:{i}"])

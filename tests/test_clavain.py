@@ -1,4 +1,4 @@
-"""Clavain interop (fluxdrive.clavain), checked against Clavain's real ``hooks/lib-verdict.sh``.
+"""Clavain interop (fluxdrive.reports.clavain), checked against Clavain's real ``hooks/lib-verdict.sh``.
 
 The script is stored unchanged under tests/data/clavain/ (SOURCE.md: repository,
 commit, MIT license). The tests run it with bash and jq, the way Clavain's
@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from fluxdrive import clavain, verdicts
-from fluxdrive._confine import OutsideRootError
+from fluxdrive.core.confine import OutsideRootError
+from fluxdrive.exchange import verdicts
+from fluxdrive.reports import clavain
 from tests.conftest import committed_copy, run_fluxdrive
 
 LIB = Path(__file__).resolve().parent / "data" / "clavain" / "lib-verdict.sh"

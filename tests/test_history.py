@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from fluxdrive import history
 from fluxdrive.config import load_config
 from fluxdrive.config.model import Config
 from fluxdrive.contracts.run_manifest import RunManifest
-from fluxdrive.history import (
+from fluxdrive.runs import history
+from fluxdrive.runs.history import (
     CallRow,
     RunRow,
     agent_calls,

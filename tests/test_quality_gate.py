@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from fluxdrive.agents import load_roster
-from fluxdrive.quality_gate import DiffSize, decide, diff_size, plan_gate
+from fluxdrive.triage.quality_gate import DiffSize, decide, diff_size, plan_gate
 
 UTIL = "def add(a, b):\n    return a + b\n"
 QUERY = """import sqlite3

@@ -13,44 +13,59 @@ PACKAGE = REPO / "fluxdrive"
 
 # Leaf modules import nothing from the package; contracts only leaves and itself.
 LEAVES = {
-    "fluxdrive._atomic",
-    "fluxdrive._clock",
-    "fluxdrive._graphs",
-    "fluxdrive._columns",
-    "fluxdrive._lifeline",
-    "fluxdrive._names",
-    "fluxdrive._structured",
-    "fluxdrive._masking",
-    "fluxdrive._match",
+    "fluxdrive.core.atomic",
+    "fluxdrive.core.clock",
+    "fluxdrive.core.graphs",
+    "fluxdrive.core.columns",
+    "fluxdrive.core.lifeline",
+    "fluxdrive.core.names",
+    "fluxdrive.core.structured",
+    "fluxdrive.core.masking",
+    "fluxdrive.core.match",
     "fluxdrive.errors",
 }
 ALLOWED = {
     "fluxdrive.contracts": LEAVES | {"fluxdrive.contracts"},
-    "fluxdrive._paths": {"fluxdrive.errors"},
-    "fluxdrive._confine": {"fluxdrive.errors", "fluxdrive._paths"},
-    "fluxdrive.channel": LEAVES | {"fluxdrive._paths", "fluxdrive._confine", "fluxdrive.channel_stream"},
-    "fluxdrive.channel_stream": LEAVES | {"fluxdrive._atomic"},
-    "fluxdrive.verdicts": LEAVES | {"fluxdrive._paths", "fluxdrive._confine", "fluxdrive._project"},
+    "fluxdrive.core.paths": {"fluxdrive.errors"},
+    "fluxdrive.core.confine": {"fluxdrive.errors", "fluxdrive.core.paths"},
+    "fluxdrive.exchange.channel": LEAVES
+    | {"fluxdrive.core.paths", "fluxdrive.core.confine", "fluxdrive.exchange.stream"},
+    "fluxdrive.exchange.stream": LEAVES | {"fluxdrive.core.atomic"},
+    "fluxdrive.exchange.verdicts": LEAVES
+    | {"fluxdrive.core.paths", "fluxdrive.core.confine", "fluxdrive.core.project"},
     # Config reads its files (confined, regular files only) and a diff's base commit through git.
-    "fluxdrive.config": LEAVES | {"fluxdrive._confine", "fluxdrive._git", "fluxdrive._paths", "fluxdrive.config"},
+    "fluxdrive.config": LEAVES
+    | {"fluxdrive.core.confine", "fluxdrive.core.git", "fluxdrive.core.paths", "fluxdrive.config"},
     # Agents: the same, plus the trust rule for what a project definition may set.
     "fluxdrive.agents": LEAVES
-    | {"fluxdrive._confine", "fluxdrive._git", "fluxdrive._paths", "fluxdrive.agents", "fluxdrive.config.trust"},
-    "fluxdrive._pool": LEAVES,
-    "fluxdrive._run_dirs": LEAVES,
-    "fluxdrive._git": {"fluxdrive.errors"},
+    | {
+        "fluxdrive.core.confine",
+        "fluxdrive.core.git",
+        "fluxdrive.core.paths",
+        "fluxdrive.agents",
+        "fluxdrive.config.trust",
+    },
+    "fluxdrive.core.pool": LEAVES,
+    "fluxdrive.core.run_dirs": LEAVES,
+    "fluxdrive.core.git": {"fluxdrive.errors"},
     "fluxdrive.workspace": LEAVES
-    | {"fluxdrive._git", "fluxdrive._paths", "fluxdrive._project", "fluxdrive._confine", "fluxdrive._run_dirs"},
-    "fluxdrive.history": LEAVES | {"fluxdrive.config", "fluxdrive.contracts"},
+    | {
+        "fluxdrive.core.git",
+        "fluxdrive.core.paths",
+        "fluxdrive.core.project",
+        "fluxdrive.core.confine",
+        "fluxdrive.core.run_dirs",
+    },
+    "fluxdrive.runs.history": LEAVES | {"fluxdrive.config", "fluxdrive.contracts"},
     # Triage decides from the input, the config, the roster and past feedback; it never runs agents.
     "fluxdrive.triage": LEAVES
     | {
-        "fluxdrive._confine",
-        "fluxdrive._git",
-        "fluxdrive._project",  # the domain cache is written only inside the project
+        "fluxdrive.core.confine",
+        "fluxdrive.core.git",
+        "fluxdrive.core.project",  # the domain cache is written only inside the project
         "fluxdrive.agents",
         "fluxdrive.config",
-        "fluxdrive.history",
+        "fluxdrive.runs.history",
         "fluxdrive.triage",
         "fluxdrive.workspace",
     },
@@ -58,21 +73,21 @@ ALLOWED = {
     "fluxdrive.synthesis": LEAVES
     | {
         "fluxdrive",
-        "fluxdrive._confine",
-        "fluxdrive._paths",
-        "fluxdrive._project",
-        "fluxdrive.channel",
+        "fluxdrive.core.confine",
+        "fluxdrive.core.paths",
+        "fluxdrive.core.project",
+        "fluxdrive.exchange.channel",
         "fluxdrive.config",
         "fluxdrive.contracts",
         "fluxdrive.synthesis",
     },
     # Knowledge is files and text: it reads findings (synthesis) and agent lanes, never runs anything.
     "fluxdrive.knowledge": LEAVES
-    | {"fluxdrive._paths", "fluxdrive.agents", "fluxdrive.knowledge", "fluxdrive.synthesis"},
+    | {"fluxdrive.core.paths", "fluxdrive.agents", "fluxdrive.knowledge", "fluxdrive.synthesis"},
     # The maintenance pipeline meets only through files; it borrows the knowledge ids and the dedup rule.
     "fluxdrive.kb": LEAVES
     | {
-        "fluxdrive._git",
+        "fluxdrive.core.git",
         "fluxdrive.config",
         "fluxdrive.kb",
         "fluxdrive.knowledge",
@@ -84,15 +99,15 @@ ALLOWED = {
     "fluxdrive.reports": LEAVES
     | {
         "fluxdrive",
-        "fluxdrive._confine",
-        "fluxdrive._paths",
-        "fluxdrive._project",
-        "fluxdrive.channel",  # the timeline's peer findings
+        "fluxdrive.core.confine",
+        "fluxdrive.core.paths",
+        "fluxdrive.core.project",
+        "fluxdrive.exchange.channel",  # the timeline's peer findings
         "fluxdrive.contracts",
         "fluxdrive.errors",
         "fluxdrive.reports",
         "fluxdrive.synthesis",
-        "fluxdrive.verdicts",
+        "fluxdrive.exchange.verdicts",
     },
     # Checks are pure functions over syntax trees: nothing but their own framework.
     # (and the per-file time bound they stop at, the regex analysis the ReDoS check asks, and the origin
@@ -102,30 +117,30 @@ ALLOWED = {
         "fluxdrive.runtimes.static.bounds",
         "fluxdrive.runtimes.static.redos",
         "fluxdrive.runtimes.static.provenance",
-        "fluxdrive._graphs",
+        "fluxdrive.core.graphs",
     },
     # The JavaScript/TypeScript and Go flow engine: syntax trees in, judged hits out; nothing of the runtime.
     "fluxdrive.runtimes.static.flows": {
         "fluxdrive.runtimes.static.flows",
         "fluxdrive.runtimes.static.redos",
         "fluxdrive.runtimes.static.provenance",
-        "fluxdrive._graphs",
+        "fluxdrive.core.graphs",
     },
     "fluxdrive.runtimes": LEAVES
     | {
         "fluxdrive",
-        "fluxdrive._confine",
-        "fluxdrive._git",  # a diff's base commit: the taint declarations that apply
-        "fluxdrive._paths",
-        "fluxdrive._pool",  # the static analyzers' worker processes
-        "fluxdrive._threads",  # the static analyzers' worker threads
+        "fluxdrive.core.confine",
+        "fluxdrive.core.git",  # a diff's base commit: the taint declarations that apply
+        "fluxdrive.core.paths",
+        "fluxdrive.core.pool",  # the static analyzers' worker processes
+        "fluxdrive.core.threads",  # the static analyzers' worker threads
         "fluxdrive.workspace",  # the llm tools list files as triage does (.gitignore, skipped dirs)
         "fluxdrive.agents",
-        "fluxdrive.channel",
+        "fluxdrive.exchange.channel",
         "fluxdrive.config",
         "fluxdrive.contracts",
         "fluxdrive.runtimes",
-        "fluxdrive.verdicts",
+        "fluxdrive.exchange.verdicts",
     },
 }
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fluxdrive import verdicts
 from fluxdrive.errors import VerdictError
+from fluxdrive.exchange import verdicts
 
 
 def _seed(directory: Path) -> None:

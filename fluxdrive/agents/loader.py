@@ -24,12 +24,12 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from fluxdrive import _git
-from fluxdrive._confine import is_inside
-from fluxdrive._paths import UnreadableFileError, decode_utf8, read_regular
-from fluxdrive._structured import TooDeepError, load_yaml
 from fluxdrive.agents.definition import AgentDefinition, Origin
 from fluxdrive.config.trust import PRIVILEGED_AGENT_FIELDS, TRUST_HINT
+from fluxdrive.core import git as _git
+from fluxdrive.core.confine import is_inside
+from fluxdrive.core.paths import UnreadableFileError, decode_utf8, read_regular
+from fluxdrive.core.structured import TooDeepError, load_yaml
 from fluxdrive.errors import AgentDefinitionError, InputError, UsageError
 
 PROJECT_AGENTS_DIR = Path(".fluxdrive") / "agents"

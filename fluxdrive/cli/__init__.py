@@ -6,7 +6,7 @@ or a usage mistake prints one line on stderr (exit 2, or the error's own
 code), and so does an ``OSError`` that reaches it (a full disk, a read-only
 mount: the machine, not fluxdrive; exit 2); anything unexpected prints one line too, and its traceback only with
 ``--debug`` (or ``FLUXDRIVE_DEBUG=1``). stdout and stderr are guarded for the whole command
-(:mod:`fluxdrive._streams`): a reader that goes away silences that stream, never the review or its exit code.
+(:mod:`fluxdrive.core.streams`): a reader that goes away silences that stream, never the review or its exit code.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from types import FrameType
 
 import typer
 
-from fluxdrive._masking import scrub
-from fluxdrive._streams import guard_std_streams, reserve_std_fds
+from fluxdrive.core.masking import scrub
+from fluxdrive.core.streams import guard_std_streams, reserve_std_fds
 from fluxdrive.errors import EXIT_INTERRUPTED, EXIT_NO_VERDICT, EXIT_USAGE, FluxdriveError
 
 PROG = "fluxdrive"
@@ -38,7 +38,7 @@ def _usage_line(exc: typer.TyperException) -> str:
 
 def _stop_now(signum: int, frame: FrameType | None) -> None:
     """A second signal after SIGTERM: no more cleanup. Workers and tool processes die with this process
-    (fluxdrive._lifeline); the run lock is an flock the kernel releases."""
+    (fluxdrive.core.lifeline); the run lock is an flock the kernel releases."""
     os.write(2, f"\n{PROG}: interrupted\n".encode())
     os._exit(EXIT_INTERRUPTED)
 
@@ -47,11 +47,11 @@ def _terminate_like_interrupt(signum: int, frame: FrameType | None) -> None:
     """SIGTERM (a CI job cancelled, ``kill``, a supervisor stopping us) ends a run exactly like Ctrl-C:
     agents get their stubs, what finished is synthesized, the lock is released. Whoever handles SIGINT
     now - asyncio's runner mid-review, Python's default otherwise - handles this one too. A review running
-    in another thread (the MCP server's tool) is interrupted as well (fluxdrive._interrupt), and worker
-    pools held by other threads are ended, so that nothing waits for their chunks (fluxdrive._pool).
+    in another thread (the MCP server's tool) is interrupted as well (fluxdrive.core.interrupt), and worker
+    pools held by other threads are ended, so that nothing waits for their chunks (fluxdrive.core.pool).
     From then on a second SIGTERM or Ctrl-C stops at once."""
-    from fluxdrive._interrupt import interrupt_others
-    from fluxdrive._pool import end_all
+    from fluxdrive.core.interrupt import interrupt_others
+    from fluxdrive.core.pool import end_all
 
     handler = signal.getsignal(signal.SIGINT)
     signal.signal(signal.SIGTERM, _stop_now)

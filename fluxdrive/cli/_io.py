@@ -1,7 +1,7 @@
 """How commands print: results to stdout, warnings to stderr, JSON stably - all of it scrubbed.
 
 Whatever a command prints may quote a file name, a report or a provider's
-error: :func:`fluxdrive._masking.scrub` strips terminal escapes and masks
+error: :func:`fluxdrive.core.masking.scrub` strips terminal escapes and masks
 credentials and configured keys on the way out, here, once for every command.
 """
 
@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from fluxdrive._masking import scrub
+from fluxdrive.core.masking import scrub
 
 
 def out(text: str, *, colour: Callable[[str, str], str] | None = None, verdict: str = "") -> None:

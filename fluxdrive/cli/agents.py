@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from fluxdrive._columns import format_columns
-from fluxdrive._project import project_file, project_from_option
 from fluxdrive.cli._io import out, out_json
+from fluxdrive.core.columns import format_columns
+from fluxdrive.core.project import project_file, project_from_option
 
 if TYPE_CHECKING:  # the definitions' pydantic models load only when a command runs
     from fluxdrive.agents import AgentDefinition, Roster
@@ -100,9 +100,9 @@ def new(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing project agent of that name.")] = False,
 ) -> None:
     """Write a project reviewer specialised in each domain to .fluxdrive/agents/ (it needs a model to run)."""
-    from fluxdrive._atomic import atomic_write_text
     from fluxdrive.agents import load_roster
     from fluxdrive.config import load_config
+    from fluxdrive.core.atomic import atomic_write_text
     from fluxdrive.errors import UsageError
     from fluxdrive.triage.agent_gen import generate_agent
     from fluxdrive.triage.domains import detect_cached

@@ -4,7 +4,7 @@
 
 OUTPUT_DIR defaults to the latest run under ``PROJECT_ROOT/docs/research/flux-drive/``
 (found as ``fluxdrive verdicts`` finds it); FILE to ``PROJECT_ROOT/.fluxdrive/baseline.json``.
-The library is :mod:`fluxdrive.baseline`.
+The library is :mod:`fluxdrive.runs.baseline`.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from typing import Annotated
 
 import typer
 
-from fluxdrive import baseline
-from fluxdrive._project import find_project_root, project_file, project_from_option
 from fluxdrive.cli._io import out
 from fluxdrive.cli.verdicts import _latest_run
+from fluxdrive.core.project import find_project_root, project_file, project_from_option
 from fluxdrive.errors import InputError
+from fluxdrive.runs import baseline
 
 app = typer.Typer(
     short_help="Record a review's findings as the baseline later reviews suppress.",

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from fluxdrive._columns import format_columns
-from fluxdrive._masking import scrub
-from fluxdrive._project import project_from_option
 from fluxdrive.cli._io import out, out_json
 from fluxdrive.cli.triage import TrustProjectConfig
 from fluxdrive.config.trust import TRUST_HINT
+from fluxdrive.core.columns import format_columns
+from fluxdrive.core.masking import scrub
+from fluxdrive.core.project import project_from_option
 
 if TYPE_CHECKING:  # the config models load only when a command runs
     from fluxdrive.config import LoadedConfig

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from fluxdrive._columns import format_columns
 from fluxdrive.cli._io import out, out_json, warn
+from fluxdrive.core.columns import format_columns
 
 app = typer.Typer(help="Detect or pin project domains (game, web API, CLI, ...).", no_args_is_help=True)
 
@@ -69,8 +69,8 @@ def detect(
 
 
 def _project_root(path: Path) -> Path:
-    from fluxdrive._paths import require_directory
-    from fluxdrive._project import find_project_root
+    from fluxdrive.core.paths import require_directory
+    from fluxdrive.core.project import find_project_root
     from fluxdrive.errors import InputError
 
     if not path.exists():

@@ -62,7 +62,7 @@ def _evaluate(
     from fluxdrive.config.loader import load_config
     from fluxdrive.eval import find_fixtures, render_json, run_eval
     from fluxdrive.eval.gate import gate
-    from fluxdrive.history import HistoryUnavailableError, open_history, record_eval
+    from fluxdrive.runs.history import HistoryUnavailableError, open_history, record_eval
 
     found = find_fixtures(fixtures)
     thresholds = load_config(Path.cwd()).config.eval.thresholds
@@ -120,7 +120,7 @@ def run(
 
     The run is gated by eval.thresholds (a P0 miss fails) and recorded in the history database.
     """
-    from fluxdrive._atomic import atomic_write_json
+    from fluxdrive.core.atomic import atomic_write_json
     from fluxdrive.eval import render_table
     from fluxdrive.eval.compare import load_run, regressions
 
@@ -197,7 +197,7 @@ def baseline(
     ] = None,
 ) -> None:
     """Run the suite with the static runtime and write the baseline that eval run --fail-below holds to."""
-    from fluxdrive._atomic import atomic_write_json
+    from fluxdrive.core.atomic import atomic_write_json
 
     document, _result, _reasons = _evaluate(fixtures, "static", None, None, qualify=False)
     target = output if output is not None else fixtures / "baseline.json"

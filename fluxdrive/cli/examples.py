@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from fluxdrive._atomic import atomic_write_text
+from fluxdrive.core.atomic import atomic_write_text
 
 BLOCK = re.compile(r"(<!-- example: (?P<args>[^\n]+?) -->\n```text\n)(?P<body>.*?)(```\n<!-- /example -->)", re.S)
 _SECONDS = re.compile(r"\b\d+\.\d s\b")

@@ -37,8 +37,8 @@ def _agents_of(findings: Path, finding_id: str) -> list[str]:
     The file is validated before anything reaches the history: a list of
     agents that is really a string must not record trust for "f", "d", "-"...
     """
-    from fluxdrive._paths import AGENT_NAME, read_regular, require_file
-    from fluxdrive._structured import load_json
+    from fluxdrive.core.paths import AGENT_NAME, read_regular, require_file
+    from fluxdrive.core.structured import load_json
     from fluxdrive.errors import InputError, UsageError
 
     require_file(findings, "findings file")
@@ -70,8 +70,8 @@ def _agents_of(findings: Path, finding_id: str) -> list[str]:
 
 def _project_of(findings: Path) -> str:
     """The project the run behind ``findings`` reviewed (see the module docstring)."""
-    from fluxdrive._project import find_project_root
     from fluxdrive.contracts.run_manifest import RUN_FILE, ManifestError, load_manifest
+    from fluxdrive.core.project import find_project_root
     from fluxdrive.errors import InputError
 
     try:
@@ -88,7 +88,7 @@ def _project_of(findings: Path) -> str:
 
 def _record(target: Path, finding_id: str, accepted: bool) -> None:
     from fluxdrive.config import load_config
-    from fluxdrive.history import open_history, record_feedback, trust_for
+    from fluxdrive.runs.history import open_history, record_feedback, trust_for
 
     findings = target / "findings.json" if target.is_dir() else target
     agents = _agents_of(findings, finding_id)

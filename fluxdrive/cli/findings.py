@@ -14,9 +14,9 @@ from typing import Annotated
 
 import typer
 
-from fluxdrive import channel
-from fluxdrive._columns import format_columns
 from fluxdrive.cli._io import note, out, out_json, warn
+from fluxdrive.core.columns import format_columns
+from fluxdrive.exchange import channel
 
 app = typer.Typer(
     help="Share and read critical findings between agents during a run.",

@@ -1,6 +1,6 @@
 """``fluxdrive gate``: review the change about to ship, and exit 0 (ship) or 1 (do not) for hooks and CI.
 
-Thin: choose the change, plan the reviewers (:mod:`fluxdrive.quality_gate`),
+Thin: choose the change, plan the reviewers (:mod:`fluxdrive.triage.quality_gate`),
 run the review, decide, write ``gate.json`` beside the review, print the
 verdict and the decision. Exit codes: 0 pass, 1 fail (blocking findings, an
 incomplete review, fd-safety missing on a ship-class change), 2 usage or
@@ -24,7 +24,7 @@ FAIL_ON = ("risky", "needs-changes", "never")
 
 def _change(root: Path, diff: str | None, staged: bool) -> tuple[str | None, bool, str]:
     """(diff ref, staged, label): staged changes, else the working tree against HEAD, else the branch."""
-    from fluxdrive import _git
+    from fluxdrive.core import git as _git
 
     if diff is not None or staged:
         return diff, staged, f"changes since {diff}" if diff else "staged changes"
@@ -76,15 +76,16 @@ def gate_command(
     fails closed. Writes gate.json with the gate's own run
     (docs/research/flux-drive/gate-<change>/).
     """
-    from fluxdrive import _git, verdicts
-    from fluxdrive._atomic import atomic_write_json
-    from fluxdrive._project import find_project_root
     from fluxdrive.agents import load_roster
+    from fluxdrive.core import git as _git
+    from fluxdrive.core.atomic import atomic_write_json
+    from fluxdrive.core.project import find_project_root
+    from fluxdrive.exchange import verdicts
     from fluxdrive.launch.progress import PlainProgress, Recorder
     from fluxdrive.launch.review import ReviewOptions, run_review
-    from fluxdrive.quality_gate import SAFETY, decide, diff_size, plan_gate
     from fluxdrive.reports import render_console
     from fluxdrive.reports.console import agent_lines
+    from fluxdrive.triage.quality_gate import SAFETY, decide, diff_size, plan_gate
     from fluxdrive.workspace import runs_root
 
     if fail_on not in FAIL_ON:

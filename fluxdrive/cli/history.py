@@ -3,7 +3,7 @@
     fluxdrive history [--project PATH] [--limit N] [--json]
     fluxdrive history --run ID [--json]
 
-Reads the history database (``fluxdrive.history``); never creates it.
+Reads the history database (``fluxdrive.runs.history``); never creates it.
 Times are shown in UTC.
 """
 
@@ -18,19 +18,19 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from fluxdrive._columns import format_columns
 from fluxdrive.cli._io import out, scrub_data
+from fluxdrive.core.columns import format_columns
 from fluxdrive.errors import UsageError
 
 if TYPE_CHECKING:
-    from fluxdrive.history import CallRow, RunRow
+    from fluxdrive.runs.history import CallRow, RunRow
 
 SCHEMA_VERSION = 1
 EMPTY = "no runs recorded yet"
 
 
 def _when(timestamp: str | None) -> str:
-    from fluxdrive._clock import parse_timestamp
+    from fluxdrive.core.clock import parse_timestamp
 
     if not timestamp:
         return "-"
@@ -50,7 +50,7 @@ def _verdict(row: RunRow) -> str:
 
 
 def render_runs(rows: list[RunRow]) -> str:
-    """The runs table, in the order given (newest first from :func:`fluxdrive.history.runs`)."""
+    """The runs table, in the order given (newest first from :func:`fluxdrive.runs.history.runs`)."""
     headers = ("RUN", "STARTED", "INPUT", "VERDICT", "AGENTS", "TOKENS", "COST", "RUNTIME")
     table = [
         (
@@ -141,8 +141,8 @@ def history_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the same data as JSON.")] = False,
 ) -> None:
     """List recent runs (newest first) with tokens and cost, or one run's calls per agent."""
-    from fluxdrive._project import project_from_option
-    from fluxdrive.history import agent_calls, database_path, open_history, runs, runs_by_prefix
+    from fluxdrive.core.project import project_from_option
+    from fluxdrive.runs.history import agent_calls, database_path, open_history, runs, runs_by_prefix
 
     if run is not None and not run.strip():
         raise UsageError("--run needs a run id", hint="list runs with: fluxdrive history")

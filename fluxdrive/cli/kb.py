@@ -19,8 +19,8 @@ ProjectOpt = Annotated[
 
 def _where(project: Path | None) -> tuple[Path, Path, int]:
     """Project root, kb directory and swarm size, from the project's config."""
-    from fluxdrive._project import project_directory, project_from_option
     from fluxdrive.config import load_config
+    from fluxdrive.core.project import project_directory, project_from_option
 
     root = project_from_option(project)
     settings = load_config(root).config.kb
@@ -40,8 +40,8 @@ def remember_command(
     project: ProjectOpt = None,
 ) -> None:
     """Queue an item and return at once; `fluxdrive kb process` takes it in."""
-    from fluxdrive._masking import known_secrets
-    from fluxdrive._secret_values import collect
+    from fluxdrive.core.masking import known_secrets
+    from fluxdrive.core.secret_values import collect
     from fluxdrive.kb import remember
 
     root, kb_dir, _swarm = _where(project)

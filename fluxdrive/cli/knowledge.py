@@ -27,8 +27,8 @@ ProjectOpt = Annotated[
 
 def _store(project: Path | None) -> tuple[Store, int]:
     """The store of the project around ``project`` (or the current directory), and the decay limit."""
-    from fluxdrive._project import project_directory, project_from_option
     from fluxdrive.config import load_config
+    from fluxdrive.core.project import project_directory, project_from_option
     from fluxdrive.knowledge import Store
 
     root = project_from_option(project)
@@ -43,8 +43,8 @@ def list_command(
     project: ProjectOpt = None,
 ) -> None:
     """Every entry with its last confirmation and decay status (reviews unconfirmed out of the limit)."""
-    from fluxdrive._columns import format_columns
     from fluxdrive.cli._io import warn
+    from fluxdrive.core.columns import format_columns
 
     store, limit = _store(project)
     rows = [(e, "active") for e in store.active.values()]

@@ -20,7 +20,7 @@ def mcp_command(
 
     Register it with an assistant, e.g. `claude mcp add fluxdrive -- fluxdrive mcp`.
     """
-    from fluxdrive.mcp_server import serve
+    from fluxdrive.mcp.server import serve
 
     directory = (root or Path.cwd()).resolve()
     if not directory.is_dir():

@@ -12,10 +12,10 @@ from typing import Annotated
 
 import typer
 
-from fluxdrive._masking import known_secrets
-from fluxdrive._project import find_project_root
-from fluxdrive._secret_values import collect as collect_secrets
 from fluxdrive.cli._io import note, out
+from fluxdrive.core.masking import known_secrets
+from fluxdrive.core.project import find_project_root
+from fluxdrive.core.secret_values import collect as collect_secrets
 from fluxdrive.errors import InputError
 
 app = typer.Typer(

@@ -13,7 +13,7 @@ from typing import Any
 
 import typer
 
-from fluxdrive._atomic import atomic_write_text
+from fluxdrive.core.atomic import atomic_write_text
 
 START = "<!-- cli-reference:start -->"
 END = "<!-- cli-reference:end -->"

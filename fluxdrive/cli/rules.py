@@ -7,9 +7,9 @@ from typing import Annotated, Any
 
 import typer
 
-from fluxdrive._columns import format_columns
-from fluxdrive._project import project_from_option
 from fluxdrive.cli._io import out, out_json
+from fluxdrive.core.columns import format_columns
+from fluxdrive.core.project import project_from_option
 
 app = typer.Typer(help="List the static runtime's rules and checks.", no_args_is_help=True)
 

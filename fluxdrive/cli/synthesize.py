@@ -58,10 +58,10 @@ def synthesize_command(
     allow_incomplete: AllowIncomplete = False,
 ) -> None:
     """Validate, deduplicate and converge the reports in OUTPUT_DIR; write findings.json, summary.md, findings.sarif."""
-    from fluxdrive._masking import known_secrets
-    from fluxdrive._project import find_project_root
-    from fluxdrive._secret_values import collect as collect_secrets
     from fluxdrive.config import load_config
+    from fluxdrive.core.masking import known_secrets
+    from fluxdrive.core.project import find_project_root
+    from fluxdrive.core.secret_values import collect as collect_secrets
     from fluxdrive.reports import render_console, render_json, write_reports
     from fluxdrive.synthesis import synthesize
 

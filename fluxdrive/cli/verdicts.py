@@ -6,7 +6,7 @@
 With no DIR, the current directory is used if it holds verdicts, else the
 most recent run under ``PROJECT_ROOT/docs/research/flux-drive/``. DIR may
 also be a Clavain verdicts directory (``.clavain/verdicts``): each file is
-read as a fluxdrive or a Clavain record by its shape (``fluxdrive.clavain``).
+read as a fluxdrive or a Clavain record by its shape (``fluxdrive.reports.clavain``).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from fluxdrive import verdicts
-from fluxdrive._project import find_project_root
 from fluxdrive.cli._io import out, out_json, warn
+from fluxdrive.core.project import find_project_root
 from fluxdrive.errors import InputError
+from fluxdrive.exchange import verdicts
 
 
 class _DirOrCommand(TyperGroup):

@@ -30,11 +30,11 @@ from typing import Any, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from fluxdrive import _git
-from fluxdrive._confine import is_inside
-from fluxdrive._paths import UnreadableFileError, read_regular
 from fluxdrive.config.model import Config
 from fluxdrive.config.trust import Ignored, is_trusted, split_project_layer
+from fluxdrive.core import git as _git
+from fluxdrive.core.confine import is_inside
+from fluxdrive.core.paths import UnreadableFileError, read_regular
 from fluxdrive.errors import ConfigError, InputError
 
 ENV_PREFIX = "FLUXDRIVE_"

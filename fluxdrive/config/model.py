@@ -292,7 +292,7 @@ class OutputConfig(_Section):
 
 
 class VerdictsConfig(_Section):
-    """Where a review's per-agent verdict records go (section 11; Clavain interop in fluxdrive.clavain)."""
+    """Where a review's per-agent verdict records go (section 11; Clavain interop in fluxdrive.reports.clavain)."""
 
     format: Literal["fluxdrive", "clavain", "both"] = Field(
         "fluxdrive",

@@ -34,9 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from fluxdrive._atomic import fsync_directory
-from fluxdrive._masking import scrub
 from fluxdrive.contracts.findings_index import render_error_stub
+from fluxdrive.core.atomic import fsync_directory
+from fluxdrive.core.masking import scrub
 
 SENTINEL = "<!-- flux-drive:complete -->"
 PARTIAL_MARKER = "<!-- flux-drive:partial -->"

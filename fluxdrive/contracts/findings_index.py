@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from fluxdrive._structured import load_yaml
+from fluxdrive.core.structured import load_yaml
 
 Severity = Literal["P0", "P1", "P2", "P3"]
 Verdict = Literal["safe", "needs-changes", "risky", "error"]

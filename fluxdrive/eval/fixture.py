@@ -19,8 +19,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from fluxdrive._paths import read_regular
-from fluxdrive._structured import TooDeepError, load_json
+from fluxdrive.core.paths import read_regular
+from fluxdrive.core.structured import TooDeepError, load_json
 from fluxdrive.errors import InputError, UsageError
 
 GROUND_TRUTH = "ground-truth.json"

@@ -50,9 +50,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
-from fluxdrive._confine import confine, is_inside
-from fluxdrive._masking import scrub
-from fluxdrive._paths import read_regular
+from fluxdrive.core.confine import confine, is_inside
+from fluxdrive.core.masking import scrub
+from fluxdrive.core.paths import read_regular
 from fluxdrive.errors import InputError
 
 SARIF_VERSION = "2.1.0"

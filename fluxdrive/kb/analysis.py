@@ -18,9 +18,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fluxdrive import _git
-from fluxdrive._atomic import atomic_write_text
-from fluxdrive._clock import utc_timestamp
+from fluxdrive.core import git as _git
+from fluxdrive.core.atomic import atomic_write_text
+from fluxdrive.core.clock import utc_timestamp
 from fluxdrive.kb.files import REVIEW_DIR, category_path, load_items
 from fluxdrive.kb.inquisitor import Inquisitor, Investigation, static_inquisitor
 from fluxdrive.kb.model import AUTO, Action, Item, Review, notes_text

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from fluxdrive._atomic import atomic_write_text
+from fluxdrive.core.atomic import atomic_write_text
 from fluxdrive.kb.model import CATEGORIES, Item
 
 QUEUE_DIR = "remember-queue"

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from fluxdrive._atomic import atomic_write_text
-from fluxdrive._clock import utc_timestamp
+from fluxdrive.core.atomic import atomic_write_text
+from fluxdrive.core.clock import utc_timestamp
 from fluxdrive.kb.files import REVIEW_DIR, category_path, load_items, save_category, write_maps
 from fluxdrive.kb.model import Action, Item, QueuedItem, Review, notes_text
 from fluxdrive.kb.queue import queued

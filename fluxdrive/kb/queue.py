@@ -4,7 +4,7 @@ The caller - a person, an agent through MCP - never waits for duplicate and
 conflict checks; the processor takes the queue later, one file at a time, in
 name order (names start with a UTC timestamp, so that is arrival order).
 What is queued is masked first (credential shapes, and the project's secret
-values when the caller opened a :func:`~fluxdrive._masking.known_secrets`
+values when the caller opened a :func:`~fluxdrive.core.masking.known_secrets`
 scope, as ``fluxdrive kb remember`` does): the knowledge base is committed.
 """
 
@@ -16,9 +16,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from fluxdrive._atomic import atomic_write_text
-from fluxdrive._clock import utc_timestamp
-from fluxdrive._masking import scrub
+from fluxdrive.core.atomic import atomic_write_text
+from fluxdrive.core.clock import utc_timestamp
+from fluxdrive.core.masking import scrub
 from fluxdrive.errors import UsageError
 from fluxdrive.kb.files import QUEUE_DIR
 from fluxdrive.kb.model import CATEGORIES, Item, QueuedItem

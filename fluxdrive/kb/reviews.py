@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from fluxdrive._atomic import atomic_write_text
+from fluxdrive.core.atomic import atomic_write_text
 from fluxdrive.kb.files import REVIEW_DIR, find_item, load_items
 from fluxdrive.kb.model import Item, Notes, Review
 

@@ -37,7 +37,7 @@ from typing import Literal
 
 import yaml
 
-from fluxdrive._structured import TooDeepError, load_yaml
+from fluxdrive.core.structured import TooDeepError, load_yaml
 from fluxdrive.errors import InputError
 
 Provenance = Literal["independent", "primed"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from fluxdrive._masking import mask_text
+from fluxdrive.core.masking import mask_text
 
 PROMPT_CAP = 2_000
 TRUNCATED = " [... truncated]"

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from fluxdrive._atomic import atomic_write_text
-from fluxdrive._paths import read_regular
+from fluxdrive.core.atomic import atomic_write_text
+from fluxdrive.core.paths import read_regular
 from fluxdrive.errors import InputError, UsageError
 from fluxdrive.knowledge.entries import ID_PATTERN, Entry, parse_entry, render_entry
 

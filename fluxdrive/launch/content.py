@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from fluxdrive._confine import why_unreadable
+from fluxdrive.core.confine import why_unreadable
 from fluxdrive.launch.slicing import ContentPlan
 from fluxdrive.runtimes import ReviewContent
 from fluxdrive.workspace import Target, list_files

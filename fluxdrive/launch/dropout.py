@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from fluxdrive._match import word_pattern
 from fluxdrive.agents import Roster
 from fluxdrive.config.model import DropoutConfig
+from fluxdrive.core.match import word_pattern
 from fluxdrive.synthesis import Finding
 
 SERIOUS = ("P0", "P1")

@@ -15,9 +15,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from fluxdrive._project import project_directory
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import Config
+from fluxdrive.core.project import project_directory
 from fluxdrive.errors import FluxdriveError
 from fluxdrive.knowledge import Outcome, Store, compound, render_for_prompt, retrieve, update_after_review
 from fluxdrive.synthesis.model import Finding

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fluxdrive._atomic import atomic_write_text
-from fluxdrive._clock import utc_timestamp
-from fluxdrive._masking import scrub_json
 from fluxdrive.contracts.run_manifest import RUN_FILE, SCHEMA_VERSION, RunManifest
+from fluxdrive.core.atomic import atomic_write_text
+from fluxdrive.core.clock import utc_timestamp
+from fluxdrive.core.masking import scrub_json
 from fluxdrive.launch.dropout import Dropout
 from fluxdrive.launch.expansion import Decision
 from fluxdrive.launch.stages import Launcher

@@ -116,7 +116,7 @@ def price(
     result: Triage, agents: Sequence[AgentDefinition], pool: RuntimePool, config: Config, model: str | None
 ) -> Estimate:
     """What ``agents`` would cost on their runtimes (past calls from the history database, else defaults)."""
-    from fluxdrive.history import HistoryUnavailableError, database_path, estimate_tokens, open_history
+    from fluxdrive.runs.history import HistoryUnavailableError, database_path, estimate_tokens, open_history
 
     database = database_path()
 

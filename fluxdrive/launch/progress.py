@@ -5,7 +5,7 @@ terminal a live table shows every agent's state and elapsed time under a
 ``[N/M agents complete]`` header; anywhere else (CI logs, a calling
 assistant, a pipe) each event is one plain line, because a redrawn table
 turns into noise in a log. :class:`Recorder` keeps the events for the
-library and tests. Both writers guard their stream (:mod:`fluxdrive._streams`):
+library and tests. Both writers guard their stream (:mod:`fluxdrive.core.streams`):
 a reader that goes away silences the progress, never the review.
 """
 
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Protocol
 
-from fluxdrive._masking import scrub
-from fluxdrive._streams import guarded
+from fluxdrive.core.masking import scrub
+from fluxdrive.core.streams import guarded
 
 if TYPE_CHECKING:
     from rich.table import Table

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from fluxdrive._atomic import atomic_write_text
 from fluxdrive.agents import AgentDefinition
+from fluxdrive.core.atomic import atomic_write_text
 
 PROMPTS_DIR = "prompts"
 NO_KNOWLEDGE = "No recorded project knowledge applies here; rely on the code and the criteria above."

@@ -24,15 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fluxdrive import _git
-from fluxdrive._clock import utc_timestamp
-from fluxdrive._interrupt import Interrupt
-from fluxdrive._masking import KnownSecrets, known_secrets
-from fluxdrive._project import find_project_root
-from fluxdrive._secret_values import collect as collect_secrets
-from fluxdrive.baseline import Baseline, apply_baseline, current_branch, load_baseline, remember_reviewed, since_last
 from fluxdrive.config.model import Config
 from fluxdrive.contracts.run_manifest import RunManifest
+from fluxdrive.core import git as _git
+from fluxdrive.core.clock import utc_timestamp
+from fluxdrive.core.interrupt import Interrupt
+from fluxdrive.core.masking import KnownSecrets, known_secrets
+from fluxdrive.core.project import find_project_root
+from fluxdrive.core.secret_values import collect as collect_secrets
 from fluxdrive.errors import FluxdriveError, ReviewError, UsageError
 from fluxdrive.imports.sarif import SarifImport
 from fluxdrive.launch.knowledge import ReviewKnowledge
@@ -41,6 +40,14 @@ from fluxdrive.launch.plan import apply_cost_model, enforce_budget, explicit_ros
 from fluxdrive.launch.progress import Progress, Recorder
 from fluxdrive.launch.runtimes import RuntimePool
 from fluxdrive.launch.stages import Ask, ExpandChoice, Launcher, LaunchRecord, ReviewDeps
+from fluxdrive.runs.baseline import (
+    Baseline,
+    apply_baseline,
+    current_branch,
+    load_baseline,
+    remember_reviewed,
+    since_last,
+)
 from fluxdrive.runtimes import Runtime, runtime_class
 from fluxdrive.runtimes.registry import require_llm_extra
 from fluxdrive.synthesis import Synthesis, synthesize
@@ -329,7 +336,7 @@ def _bind_channel(output_dir: Path, config: Config) -> list[str]:
     """``channel.url``: the run's peer channel in a Redis stream; unreachable Redis is a note, not a failure."""
     if not config.channel.url:
         return []
-    from fluxdrive import channel_stream
+    from fluxdrive.exchange import stream as channel_stream
 
     try:
         channel_stream.bind(output_dir, config.channel.url, maxlen=config.channel.maxlen)
@@ -342,7 +349,7 @@ def _mirror_channel(output_dir: Path, config: Config) -> list[str]:
     """The stream's findings into peer-findings.jsonl, where synthesis and every reader find them."""
     if not config.channel.url:
         return []
-    from fluxdrive import channel_stream
+    from fluxdrive.exchange import stream as channel_stream
 
     try:
         return channel_stream.mirror(output_dir)
@@ -470,7 +477,7 @@ def _remember_reviewed(root: Path, notes: list[str]) -> None:
 
 def _write_clavain(launcher: Launcher, synthesis: Synthesis) -> None:
     """Clavain verdict records (config verdicts.format clavain|both); a failure to write is a note."""
-    from fluxdrive.clavain import write_run
+    from fluxdrive.reports.clavain import write_run
 
     try:
         written = write_run(launcher.output_dir, Path(launcher.target.root), synthesis)
@@ -510,7 +517,7 @@ def _gate(result: Triage, options: ReviewOptions) -> bool:
 
 def _record_history(manifest: RunManifest, target: Target, synthesis: Synthesis | None, notes: list[str]) -> None:
     """Add the run and its agent calls to the history database (a failure to record is a note, not an error)."""
-    from fluxdrive.history import HistoryUnavailableError, open_history, record_run
+    from fluxdrive.runs.history import HistoryUnavailableError, open_history, record_run
 
     try:
         with open_history() as connection:

@@ -9,7 +9,7 @@ summaries it can ask for. Smaller inputs, single source files and
 directories are never sliced: every agent reads one shared content file.
 
 What is priority for an agent comes from its definition's ``routing`` and
-``concerns``, matched with :mod:`fluxdrive._match` so a slice agrees with the
+``concerns``, matched with :mod:`fluxdrive.core.match` so a slice agrees with the
 triage score that selected the agent:
 
 - **diff** - a changed file whose path matches ``priority_globs`` or
@@ -64,7 +64,7 @@ Content files, all written atomically inside OUTPUT_DIR:
 
 Speed: a 5,000-file diff of 200,000 changed lines is parsed once, and each
 agent pattern reads each file's hunks at most once. The patterns from
-:mod:`fluxdrive._match` start with a look-behind, which stops Python's regex
+:mod:`fluxdrive.core.match` start with a look-behind, which stops Python's regex
 engine from skipping ahead, so :class:`Finder` first finds the literal each
 match must start with (a C-speed substring scan) and lets the pattern confirm
 only there; likewise only globs whose literal part occurs in a path reach
@@ -81,12 +81,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from fluxdrive._atomic import atomic_write_text
-from fluxdrive._masking import scrub
-from fluxdrive._match import Finder, Text, glob_match, keyword_pattern, word_pattern
 from fluxdrive.agents.definition import NAME_PATTERN, AgentDefinition
 from fluxdrive.config.model import SlicingConfig
 from fluxdrive.contracts.run_manifest import SliceRecord
+from fluxdrive.core.atomic import atomic_write_text
+from fluxdrive.core.masking import scrub
+from fluxdrive.core.match import Finder, Text, glob_match, keyword_pattern, word_pattern
 from fluxdrive.errors import InputError
 from fluxdrive.triage.profile import InputProfile, Section, document_sections
 from fluxdrive.workspace import Target, write_input_copy

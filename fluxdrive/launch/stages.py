@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from fluxdrive._masking import scrub
-from fluxdrive._threads import in_daemon_thread
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import Config
+from fluxdrive.core.masking import scrub
+from fluxdrive.core.threads import in_daemon_thread
 from fluxdrive.errors import ReviewError
 from fluxdrive.launch.content import ContentBuilder
 from fluxdrive.launch.criteria import merged_criteria, render_criteria

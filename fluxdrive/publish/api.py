@@ -26,7 +26,7 @@ from typing import Any, Self
 import httpx2
 
 from fluxdrive import __version__
-from fluxdrive._masking import MASK, scrub, scrub_tree
+from fluxdrive.core.masking import MASK, scrub, scrub_tree
 from fluxdrive.errors import FluxdriveError
 
 API_VERSION = "2022-11-28"

@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable
 from urllib.parse import quote
 
-from fluxdrive._masking import scrub
+from fluxdrive.core.masking import scrub
 from fluxdrive.publish.report import PublishedFinding, RunReport
 
 SUMMARY_MARKER = "<!-- fluxdrive:summary -->"

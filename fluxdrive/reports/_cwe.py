@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from importlib import resources
 
-from fluxdrive._structured import load_yaml
+from fluxdrive.core.structured import load_yaml
 
 CWE_URI = "https://cwe.mitre.org/"
 

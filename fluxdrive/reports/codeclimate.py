@@ -34,7 +34,7 @@ The mapping:
   ``fluxdrive:py-sql-injection``, ``detect-secrets:secret-keyword``), else
   the reporting agent (``fd-safety``) for a model finding with no rule.
 - **description**: the finding's one-line title, masked like every output
-  (:func:`fluxdrive._masking.scrub_json` over the whole text).
+  (:func:`fluxdrive.core.masking.scrub_json` over the whole text).
 - **categories**: ``Security`` for a finding with a CWE or from fd-safety,
   then by agent (:data:`AGENT_CATEGORIES`: correctness -> Bug Risk,
   performance -> Performance, quality -> Style, or Complexity/Duplication
@@ -77,7 +77,7 @@ import json
 import re
 from typing import Any
 
-from fluxdrive._masking import mask_text, scrub_json
+from fluxdrive.core.masking import mask_text, scrub_json
 from fluxdrive.synthesis import Finding, Synthesis
 from fluxdrive.synthesis.dedup import normalize_title
 

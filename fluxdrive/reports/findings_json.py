@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from fluxdrive._masking import scrub_json
+from fluxdrive.core.masking import scrub_json
 from fluxdrive.synthesis import PROTOCOL_VERSION, Finding, Synthesis
 
 # 2: "incomplete" joined the verdicts (an incomplete review never says "safe"), and

@@ -26,9 +26,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from fluxdrive import __version__
-from fluxdrive._confine import is_inside
-from fluxdrive._project import find_project_root
 from fluxdrive.contracts.run_manifest import RUN_FILE, RunManifest, load_manifest
+from fluxdrive.core.confine import is_inside
+from fluxdrive.core.project import find_project_root
 from fluxdrive.reports.html_assets import CONTENT_SECURITY_POLICY, SCRIPT, SEVERITY_NAMES, STYLE
 from fluxdrive.reports.html_chart import SEVERITIES, clock, heat_map, text, timeline_svg
 from fluxdrive.reports.html_excerpt import Excerpt, ExcerptReader

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from html import escape
 
-from fluxdrive._masking import scrub
-from fluxdrive.channel import PeerFinding
+from fluxdrive.core.masking import scrub
+from fluxdrive.exchange.channel import PeerFinding
 from fluxdrive.reports.html_excerpt import split_location
 from fluxdrive.synthesis import Finding
 from fluxdrive.synthesis.model import SEVERITY_ORDER

@@ -6,7 +6,7 @@ absolute path, ``..``, a link out); only regular text files up to
 :data:`MAX_BYTES` are read. At most ``2 * CONTEXT + 1`` lines are shown,
 each cut at :data:`MAX_WIDTH` characters, with credentials masked: a private
 key block is masked as a whole even when the excerpt shows only its middle,
-then every excerpt goes through :func:`fluxdrive._masking.scrub` (with the
+then every excerpt goes through :func:`fluxdrive.core.masking.scrub` (with the
 detect-secrets plugins: this is raw content coming in).
 """
 
@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from fluxdrive._confine import confine
-from fluxdrive._masking import MASK, scrub
-from fluxdrive._paths import read_regular
+from fluxdrive.core.confine import confine
+from fluxdrive.core.masking import MASK, scrub
+from fluxdrive.core.paths import read_regular
 from fluxdrive.errors import FluxdriveError
 
 CONTEXT = 3  # lines either side: at most 7 lines

@@ -62,7 +62,7 @@ from typing import Any
 from urllib.parse import quote
 
 from fluxdrive import __version__
-from fluxdrive._masking import scrub_json
+from fluxdrive.core.masking import scrub_json
 from fluxdrive.reports._cwe import CWE_URI, cwe_names, cwe_number, cwe_tag, cwe_url
 from fluxdrive.reports.codeclimate import split_location
 from fluxdrive.synthesis import Finding, Synthesis

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fluxdrive import verdicts
-from fluxdrive._atomic import atomic_write_text
-from fluxdrive._masking import scrub
+from fluxdrive.core.atomic import atomic_write_text
+from fluxdrive.core.masking import scrub
 from fluxdrive.errors import UsageError
+from fluxdrive.exchange import verdicts
 from fluxdrive.reports.findings_json import render_json
 from fluxdrive.reports.html import GENERATOR_MARK, render_html
 from fluxdrive.reports.sarif import render_sarif

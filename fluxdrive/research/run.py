@@ -27,12 +27,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from fluxdrive._atomic import atomic_write_json, atomic_write_text
-from fluxdrive._masking import known_secrets, mask_text, scrub, scrub_tree
-from fluxdrive._project import find_project_root, project_directory
-from fluxdrive._secret_values import collect as collect_secrets
 from fluxdrive.agents import AgentDefinition, load_roster
 from fluxdrive.config import Config, load_config
+from fluxdrive.core.atomic import atomic_write_json, atomic_write_text
+from fluxdrive.core.masking import known_secrets, mask_text, scrub, scrub_tree
+from fluxdrive.core.project import find_project_root, project_directory
+from fluxdrive.core.secret_values import collect as collect_secrets
 from fluxdrive.errors import InputError, UsageError
 from fluxdrive.knowledge import Store
 from fluxdrive.launch.dispatcher import Launch, run_stage

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import abc
 import enum
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
     from fluxdrive.agents import AgentDefinition
@@ -146,6 +146,7 @@ class Runtime(abc.ABC):
 
     name: ClassVar[str]
     offline: ClassVar[bool] = False
+    costs_tokens: ClassVar[bool] = True  # False: planning prices its agents at 0 tokens (the cost model, the budget)
     needs_key: ClassVar[bool] = False
     key_env_var: ClassVar[str | None] = None
     remote: ClassVar[bool] = False
@@ -173,6 +174,20 @@ class Runtime(abc.ABC):
         """
         return None
 
+    def can_run(self, agent: AgentDefinition) -> bool:
+        """False when this runtime cannot run ``agent`` at all (the plan leaves it out, with a note)."""
+        return True
+
+    def distribute(self, backend: Backend, model: str | None) -> Runtime:
+        """The runtime the dispatcher calls when the review runs on ``backend``.
+
+        By default every agent of this runtime runs as one of the backend's
+        tasks. A runtime whose agents share work (the static runtime's one
+        analysis) may instead keep its agents here and spread that work with
+        :meth:`Backend.map`.
+        """
+        return backend.ship(self, model)
+
     async def aclose(self) -> None:
         """Release what the instance holds (HTTP clients); called once the stages are done."""
         return None
@@ -185,3 +200,30 @@ class Runtime(abc.ABC):
         """Where this runtime's work ran, when that is worth recording (a cluster's nodes): information for
         run.json and the console, not a warning about the verdict (so findings.json does not depend on it)."""
         return []
+
+
+class Backend(Protocol):
+    """Where a review's work executes when not all of it runs in this process (a Ray cluster).
+
+    Passed to the review the way ``httpx.Client(transport=...)`` takes its
+    transport: the local run is no backend at all. Each runtime decides what
+    it distributes (:meth:`Runtime.distribute`), so a backend never asks
+    which runtime it holds.
+    """
+
+    def ship(self, runtime: Runtime, model: str | None) -> Runtime:
+        """A runtime that runs each of ``runtime``'s agents as a task of this backend."""
+        ...
+
+    def map(self, function: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> list[tuple[Any, str]]:
+        """``function(*job)`` for every job as tasks of this backend: each result with the node it ran on, in
+        job order (``function`` and the jobs must be picklable)."""
+        ...
+
+    def capacity(self) -> int:
+        """How many tasks can run at once (the cluster's CPUs)."""
+        ...
+
+    def placement(self) -> list[str]:
+        """Where work ran, for run.json."""
+        ...

@@ -18,8 +18,6 @@ import re
 import time
 from pathlib import Path
 
-from fluxdrive import verdicts
-from fluxdrive._masking import scrub
 from fluxdrive.contracts import (
     OutputStatus,
     classify_output,
@@ -28,6 +26,8 @@ from fluxdrive.contracts import (
     settle,
     write_error_stub,
 )
+from fluxdrive.core.masking import scrub
+from fluxdrive.exchange import verdicts
 from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Runtime, Usage
 
 CANCEL_GRACE_S = 5.0  # after its deadline, a run may take this long to clean up; then it is abandoned

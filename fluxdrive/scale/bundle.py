@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from fluxdrive._atomic import atomic_write_bytes
+from fluxdrive.core.atomic import atomic_write_bytes
 
 CACHE_DIR = "fluxdrive-content"
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fluxdrive._pool import worker_pool
+from fluxdrive.core.pool import worker_pool
 from fluxdrive.errors import FluxdriveError, InputError
 from fluxdrive.scale import ray_session
 
@@ -195,7 +195,7 @@ def _on_ray(
 
 
 def _on_processes(jobs: Sequence[FleetJob], window: int, finished: Callable[[int, FleetRow], None]) -> None:
-    # Workers die with the fleet, even on kill -9; Ctrl-C or SIGTERM ends them at once (fluxdrive._pool).
+    # Workers die with the fleet, even on kill -9; Ctrl-C or SIGTERM ends them at once (fluxdrive.core.pool).
     with worker_pool(window) as pool:
         futures = {pool.submit(review_one, job): index for index, job in enumerate(jobs)}
         for future in as_completed(futures):

@@ -41,9 +41,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fluxdrive import channel, channel_stream
 from fluxdrive.config.model import Config
 from fluxdrive.contracts import output_path, write_agent_output
+from fluxdrive.exchange import channel
+from fluxdrive.exchange import stream as channel_stream
 from fluxdrive.runtimes import AgentResult, AgentTask, Provenance, Runtime, runtime_class
 from fluxdrive.runtimes.static.runtime import StaticRuntime
 from fluxdrive.scale import bundle, ray_session

@@ -17,14 +17,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from fluxdrive._clock import parse_timestamp
-from fluxdrive._confine import is_inside, read_confined
-from fluxdrive._masking import scrub
 from fluxdrive.contracts import OutputStatus, classify_text, is_partial_recovery, output_path, partial_path
 from fluxdrive.contracts.completion import FROZEN_DIR, frozen_path
 from fluxdrive.contracts.fields import read_fields
 from fluxdrive.contracts.outputs import read_head_and_tail
 from fluxdrive.contracts.run_manifest import AgentRecord, RunManifest
+from fluxdrive.core.clock import parse_timestamp
+from fluxdrive.core.confine import is_inside, read_confined
+from fluxdrive.core.masking import scrub
 from fluxdrive.errors import FluxdriveError
 from fluxdrive.synthesis.model import UNKNOWN_PROVENANCE, AgentOutput, RawFinding
 from fluxdrive.synthesis.prose import mine_prose

@@ -17,15 +17,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from fluxdrive import channel
-from fluxdrive._clock import utc_timestamp
-from fluxdrive._confine import is_inside
-from fluxdrive._paths import require_directory
-from fluxdrive._project import find_project_root
 from fluxdrive.config.model import Config
 from fluxdrive.contracts import OutputStatus, derive_verdict
 from fluxdrive.contracts.run_manifest import RUN_FILE, ManifestError, RunManifest, SkippedFile, load_manifest
+from fluxdrive.core.clock import utc_timestamp
+from fluxdrive.core.confine import is_inside
+from fluxdrive.core.paths import require_directory
+from fluxdrive.core.project import find_project_root
 from fluxdrive.errors import FluxdriveError, InputError, ReviewError
+from fluxdrive.exchange import channel
 from fluxdrive.synthesis import convergence, timeline
 from fluxdrive.synthesis.collect import collect_agent, discover, frozen_report
 from fluxdrive.synthesis.dedup import Cluster, Similarity, deduplicate, normalize_title

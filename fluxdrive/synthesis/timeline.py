@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from fluxdrive.channel import PeerFinding
+from fluxdrive.exchange.channel import PeerFinding
 from fluxdrive.synthesis.dedup import compatible_paths, meaningful_words
 from fluxdrive.synthesis.model import AgentOutput, Finding, TimelineEvent
 

@@ -19,7 +19,7 @@ __all__ = ["Triage", "render_table", "triage", "triage_target", "write_outputs"]
 def triage_target(target: Target, config: Config, *, use_cache: bool = True, history: Path | None = None) -> Triage:
     """Phase 1 for a classified input: profile, domains, trust, scores, stages."""
     from fluxdrive.agents import load_roster
-    from fluxdrive.history import HistoryUnavailableError, trust_for
+    from fluxdrive.runs.history import HistoryUnavailableError, trust_for
     from fluxdrive.triage.domains import detect_cached
     from fluxdrive.triage.profile import build_profile
 

@@ -68,13 +68,13 @@ from typing import Any
 
 import yaml
 
-from fluxdrive import _git
-from fluxdrive._atomic import atomic_write_text
-from fluxdrive._clock import parse_timestamp, utc_timestamp
-from fluxdrive._confine import OutsideRootError, read_confined
-from fluxdrive._project import project_file
-from fluxdrive._structured import load_json, load_yaml
 from fluxdrive.config.model import DomainsConfig
+from fluxdrive.core import git as _git
+from fluxdrive.core.atomic import atomic_write_text
+from fluxdrive.core.clock import parse_timestamp, utc_timestamp
+from fluxdrive.core.confine import OutsideRootError, read_confined
+from fluxdrive.core.project import project_file
+from fluxdrive.core.structured import load_json, load_yaml
 from fluxdrive.errors import FluxdriveError
 from fluxdrive.triage.profile import CODE_LANGUAGES, MANIFEST_LANGUAGES, language_of
 

@@ -13,10 +13,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fluxdrive._atomic import atomic_write_json, atomic_write_text
-from fluxdrive._names import shown
 from fluxdrive.agents import AgentDefinition, Roster
 from fluxdrive.config.model import Config
+from fluxdrive.core.atomic import atomic_write_json, atomic_write_text
+from fluxdrive.core.names import shown
 from fluxdrive.triage.domains import Detection
 from fluxdrive.triage.profile import InputProfile
 from fluxdrive.triage.scoring import AgentScore, Ceiling, Overrides, assign, ceiling, lift_to_minimum, score_agent

@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
-from fluxdrive._confine import read_confined
+from fluxdrive.core.confine import read_confined
 from fluxdrive.errors import FluxdriveError
 from fluxdrive.workspace import Target, review_files
 

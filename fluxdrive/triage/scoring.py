@@ -50,9 +50,9 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from fluxdrive._match import Finder, Text, glob_match, keyword_pattern, word_pattern
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import Config
+from fluxdrive.core.match import Finder, Text, glob_match, keyword_pattern, word_pattern
 from fluxdrive.triage.profile import InputProfile, Unit
 from fluxdrive.triage.profiles import best_profile_for, load_profiles
 from fluxdrive.workspace import DOCUMENT_SUFFIXES

@@ -672,7 +672,8 @@ def test_an_mcp_call_nested_200_deep_is_answered_with_an_error(project: Path, tm
 def test_a_redis_killed_mid_run_loses_no_line_of_the_channel(tmp_path: Path) -> None:
     """Three ``fluxdrive findings write`` processes share through a real redis-server, killed (-9, by pid) after
     the first; the run's mirror must hold all three lines."""
-    from fluxdrive import channel, channel_stream
+    from fluxdrive.exchange import channel
+    from fluxdrive.exchange import stream as channel_stream
     from tests.servers import REDIS_SERVER, redis_server
 
     if not Path(REDIS_SERVER).exists():

@@ -101,7 +101,7 @@ def test_only_a_vanished_reader_is_silenced() -> None:
     import errno
     import io
 
-    from fluxdrive._streams import GuardedStream
+    from fluxdrive.core.streams import GuardedStream
 
     class Failing(io.StringIO):
         def __init__(self, error: BaseException) -> None:

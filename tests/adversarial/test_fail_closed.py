@@ -25,7 +25,7 @@ import pytest
 from fluxdrive.cli import main
 from fluxdrive.config import load_config
 from fluxdrive.launch.review import ReviewOptions, run_review
-from fluxdrive.mcp_server import _summary as mcp_summary
+from fluxdrive.mcp.server import _summary as mcp_summary
 from fluxdrive.reports import render_codeclimate
 from fluxdrive.runtimes.testing import Crash, Hang, ScriptedRuntime
 from fluxdrive.synthesis import Synthesis, synthesize

@@ -380,7 +380,7 @@ def test_the_latest_run_is_never_read_through_a_committed_link(tmp_path: Path) -
 def test_a_signed_commit_cannot_make_git_log_run_the_repository_s_gpg_program(tmp_path: Path) -> None:
     """``log.showSignature`` + ``gpg.program = tools/verify`` in .git/config: every ``git log`` of a signed commit
     would run the repository's own script (research reads the history with git log)."""
-    from fluxdrive import _git as git
+    from fluxdrive.core import git
 
     project = _repository(tmp_path, {"app.py": APP, "tools/verify": f"#!/bin/sh\ntouch {tmp_path}/PWNED\nexit 1\n"})
     (project / "tools" / "verify").chmod(0o755)

@@ -26,9 +26,9 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from fluxdrive.exchange.verdicts import write_verdict
 from fluxdrive.reports import write_reports
 from fluxdrive.synthesis import synthesize
-from fluxdrive.verdicts import write_verdict
 from tests.conftest import committed_copy
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -427,12 +427,12 @@ def test_symlinks_that_stay_inside_the_root_keep_working(site: Site) -> None:
 
 
 CRASH = """
-import fluxdrive.verdicts
+import fluxdrive.exchange.verdicts
 
 def _crash(*args, **kwargs):
     raise RuntimeError("the verdict loader\\ncrashed")
 
-fluxdrive.verdicts.load_verdicts = _crash
+fluxdrive.exchange.verdicts.load_verdicts = _crash
 """
 
 

@@ -44,7 +44,7 @@ from typing import Any
 
 import pytest
 
-from fluxdrive._masking import scrub
+from fluxdrive.core.masking import scrub
 from tests.adversarial._support import files_under, review_dir
 from tests.conftest import CliResult, committed_copy, run_fluxdrive, user_config_file
 from tests.fakes.llm_server import Error, FakeProvider, Text, ToolCall
@@ -657,7 +657,7 @@ def _payloads(*fakes: Any) -> dict[str, str]:
 
 def test_hostile_repository_holds_ten_secrets(hostile: Path) -> None:
     """The scenario is real: each of the ten is committed raw, and the collector finds every one by value."""
-    from fluxdrive._secret_values import collect
+    from fluxdrive.core.secret_values import collect
 
     assert set(_hostile_leaks(files_under(hostile))) == {secret.name for secret in HOSTILE}
     collected = collect(hostile)
@@ -797,7 +797,7 @@ def test_ten_secrets_stay_out_of_the_redis_stream(
 
 
 def test_known_values_are_masked_only_while_their_run_is_open() -> None:
-    from fluxdrive._masking import known_secrets, mask_text
+    from fluxdrive.core.masking import known_secrets, mask_text
 
     value, other = "Qz7" + _random(_ALNUM, 20), "Wx3" + _random(_ALNUM, 20)
     with known_secrets([value]):
@@ -810,7 +810,7 @@ def test_known_values_are_masked_only_while_their_run_is_open() -> None:
 def test_known_values_are_masked_from_every_thread_of_the_run() -> None:
     import threading
 
-    from fluxdrive._masking import known_secrets, mask_text
+    from fluxdrive.core.masking import known_secrets, mask_text
 
     value = "Rt5" + _random(_ALNUM, 24)
     seen: list[str] = []
@@ -824,7 +824,7 @@ def test_known_values_are_masked_from_every_thread_of_the_run() -> None:
 
 
 def test_longest_known_value_wins() -> None:
-    from fluxdrive._masking import known_secrets, mask_text
+    from fluxdrive.core.masking import known_secrets, mask_text
 
     with known_secrets(["abc123", "abc123def456"]):
         assert mask_text("abc123def456 and abc123!") == "**** and ****!"
@@ -865,7 +865,7 @@ def test_prose_about_secrets_is_not_masked(text: str) -> None:
 
 def test_placeholders_links_and_fifos_are_not_collected(tmp_path: Path) -> None:
     """Placeholders would mask ordinary text everywhere; a link out or a FIFO must not be followed or block."""
-    from fluxdrive._secret_values import collect
+    from fluxdrive.core.secret_values import collect
 
     outside = tmp_path / "outside.env"
     outside.write_text(f"API_KEY={API_KEY}\n")
@@ -916,7 +916,7 @@ def test_the_mcp_remember_tool_stores_no_secret_of_the_project(tmp_path: Path) -
 
 def test_a_base64_secret_that_starts_with_a_slash_is_still_masked() -> None:
     """One random base64 key in 64 starts with "/": it was taken for a path and left raw in every output."""
-    from fluxdrive._secret_values import values_in
+    from fluxdrive.core.secret_values import values_in
 
     key = "/JePytOKnishpU3TtYG3DQuzgD+52B6C9gVt6jY4"  # the AWS secret access key a CI run generated
     assert key in values_in(f"aws:\n  secret_access_key: {key}\n", "config/aws.yml")

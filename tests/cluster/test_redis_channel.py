@@ -14,15 +14,16 @@ from pathlib import Path
 import pytest
 import redis
 
-from fluxdrive import channel, channel_stream
 from fluxdrive.errors import ChannelError
+from fluxdrive.exchange import channel
+from fluxdrive.exchange import stream as channel_stream
 from tests.servers import RedisServer, alive, free_port, redis_server
 
 pytestmark = pytest.mark.timeout(180)
 
 WRITER = """
 import sys
-from fluxdrive import channel
+from fluxdrive.exchange import channel
 path, agent = sys.argv[1], sys.argv[2]
 for i in range(200):
     channel.append(path, "notable", agent, "stress-test", f"finding {i} from {agent} " + "x" * (i % 50), [f"f.py:{i}"])

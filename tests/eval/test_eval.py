@@ -252,7 +252,7 @@ REPORT = (
 
 
 def test_qualify_a_model_against_the_fake_provider(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli) -> None:  # type: ignore[no-untyped-def]
-    from fluxdrive.history import eval_runs, open_history
+    from fluxdrive.runs.history import eval_runs, open_history
     from tests.fakes.llm_server import FakeProvider, Text
 
     suite = tmp_path / "suite"

@@ -14,10 +14,10 @@ from fluxdrive.agents import load_roster
 from fluxdrive.config import Config
 from fluxdrive.contracts.run_manifest import RunManifest
 from fluxdrive.errors import UsageError
-from fluxdrive.history import database_path, estimate_tokens, open_history, record_run
 from fluxdrive.launch.budget import budget_key, estimate
 from fluxdrive.launch.review import ReviewOptions, run_review
 from fluxdrive.launch.slicing import may_slice
+from fluxdrive.runs.history import database_path, estimate_tokens, open_history, record_run
 from fluxdrive.triage.profile import build_profile
 from fluxdrive.workspace import resolve_target
 from tests.conftest import committed_copy

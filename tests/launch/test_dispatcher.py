@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from fluxdrive import verdicts
 from fluxdrive.agents import load_roster
 from fluxdrive.config import Config
 from fluxdrive.contracts import OutputStatus, classify_output
+from fluxdrive.exchange import verdicts
 from fluxdrive.launch.dispatcher import Launch, StageResult, run_stage
 from fluxdrive.launch.monitor import Monitor
 from fluxdrive.launch.progress import PlainProgress, Recorder

@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from unidiff.patch import PatchSet
 
-from fluxdrive._match import Finder, Text, glob_match, keyword_pattern, word_pattern
 from fluxdrive.agents import AgentDefinition, load_roster
 from fluxdrive.config.model import SlicingConfig
 from fluxdrive.contracts.run_manifest import SliceRecord
+from fluxdrive.core.match import Finder, Text, glob_match, keyword_pattern, word_pattern
 from fluxdrive.launch.slicing import (
     SAFETY_PATH_GLOBS,
     SAFETY_TEXT_WORDS,
@@ -447,7 +447,7 @@ def test_single_source_file_is_shared(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------
-# the fast matching agrees with fluxdrive._match
+# the fast matching agrees with fluxdrive.core.match
 
 
 ROSTER_WORDS = sorted(

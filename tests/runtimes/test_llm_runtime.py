@@ -17,11 +17,11 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from fluxdrive import channel
 from fluxdrive.agents import load_roster
 from fluxdrive.config import Config
 from fluxdrive.contracts import OutputStatus, classify_output
 from fluxdrive.errors import UsageError
+from fluxdrive.exchange import channel
 from fluxdrive.runtimes import AgentResult, AgentTask, Outcome, ReviewContent, run_guarded
 from fluxdrive.runtimes.llm import LlmRuntime
 from fluxdrive.runtimes.llm.models import model_family, parse_model

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from fluxdrive import channel
 from fluxdrive.agents import builtin_agents
 from fluxdrive.config import Config, load_config
 from fluxdrive.contracts import OutputStatus, classify_output
+from fluxdrive.exchange import channel
 from fluxdrive.runtimes import AgentTask, ReviewContent, run_guarded
 from fluxdrive.runtimes.static import StaticRuntime, analysis
 from fluxdrive.runtimes.static.checks.base import registered_checks

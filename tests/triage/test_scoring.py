@@ -14,7 +14,7 @@ import pytest
 
 from fluxdrive.config import load_config
 from fluxdrive.config.model import Config
-from fluxdrive.history import open_history, record_feedback, trust_multiplier
+from fluxdrive.runs.history import open_history, record_feedback, trust_multiplier
 from fluxdrive.triage import Triage, triage_target
 from fluxdrive.triage.engine import dumps
 from fluxdrive.triage.profile import DiffStats, InputProfile

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
-from fluxdrive._git import command as _git_command
+from fluxdrive.core.git import command as _git_command
 from fluxdrive.launch.research.model import Notes, Point, ResearchAnswer, ResearchRequest, ResearchTimeout
 from fluxdrive.launch.research.places import Place, quote_code, read_text, trigger_places
 from fluxdrive.launch.research.triggers import one_line

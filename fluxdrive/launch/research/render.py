@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from fluxdrive._masking import mask_text
+from fluxdrive.core.masking import mask_text
 from fluxdrive.launch.research.model import OFFLINE_NOTE, Point, ResearchAnswer
 from fluxdrive.launch.research.triggers import Trigger
 

@@ -16,9 +16,9 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from fluxdrive._atomic import atomic_write_text
-from fluxdrive._masking import mask_text
 from fluxdrive.agents.definition import NAME_PATTERN
+from fluxdrive.core.atomic import atomic_write_text
+from fluxdrive.core.masking import mask_text
 from fluxdrive.launch.research.git_history import git_history
 from fluxdrive.launch.research.model import (
     OFFLINE_NOTE,

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from fluxdrive._masking import mask_text
-from fluxdrive._match import word_pattern
 from fluxdrive.agents import AgentDefinition, Roster
+from fluxdrive.core.masking import mask_text
+from fluxdrive.core.match import word_pattern
 from fluxdrive.synthesis.model import SEVERITY_ORDER, Finding
 
 # A finding "refers outward" when its text uses one of these, as whole words

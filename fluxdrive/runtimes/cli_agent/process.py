@@ -4,7 +4,7 @@ However the run ends - exit, crash, timeout or cancellation - the whole group
 is terminated (SIGTERM, then SIGKILL after a grace period) and the leader is
 reaped; then every process still carrying the run's tag (a grandchild that
 ``setsid``-ed out of the group) is killed too. The tool runs under a small
-supervisor (:mod:`fluxdrive._lifeline`) that ends the whole tree if
+supervisor (:mod:`fluxdrive.core.lifeline`) that ends the whole tree if
 fluxdrive itself dies, even by ``kill -9``. stdout and stderr are read
 concurrently and bounded, so neither a chatty nor a silent tool can block or
 exhaust the run.
@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from fluxdrive._lifeline import SUPERVISOR_CANNOT_START, kill_tagged, new_tag, supervisor_argv, tag_environment
+from fluxdrive.core.lifeline import SUPERVISOR_CANNOT_START, kill_tagged, new_tag, supervisor_argv, tag_environment
 
 MAX_OUTPUT_BYTES = 10 * 1024 * 1024
 KILL_GRACE_S = 3.0

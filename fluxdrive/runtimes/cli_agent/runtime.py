@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fluxdrive._atomic import atomic_write_text
 from fluxdrive.contracts import classify_text, write_agent_output
+from fluxdrive.core.atomic import atomic_write_text
 from fluxdrive.errors import UsageError
 from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Provenance, Runtime, Usage
 from fluxdrive.runtimes.cli_agent.process import KILL_GRACE_S, MAX_OUTPUT_BYTES, CliAgentError, run_in_own_group

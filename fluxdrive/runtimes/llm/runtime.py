@@ -44,8 +44,8 @@ if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
     from fluxdrive.agents import AgentDefinition
-    from fluxdrive.channel import PeerFinding
     from fluxdrive.config import Config
+    from fluxdrive.exchange.channel import PeerFinding
     from fluxdrive.runtimes.llm.toolset import Tools
 
 ModelFactory = Callable[[ModelSpec, "httpx2.AsyncClient"], "Model"]

@@ -20,11 +20,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fluxdrive import channel
-from fluxdrive._confine import why_unreadable
-from fluxdrive._masking import mask_text, scrub
-from fluxdrive._paths import read_regular
+from fluxdrive.core.confine import why_unreadable
+from fluxdrive.core.masking import mask_text, scrub
+from fluxdrive.core.paths import read_regular
 from fluxdrive.errors import FluxdriveError
+from fluxdrive.exchange import channel
 from fluxdrive.workspace import review_files
 
 MAX_LINES = 2_000

@@ -4,7 +4,7 @@ Why a module of its own: pydantic-ai reads these signatures (``RunContext``
 included) to build the JSON schemas it sends to the provider, so they must be
 importable at module level - and they are built once per review, then shared
 by every agent through ``deps`` (:class:`Tools`), instead of once per agent.
-The reading tools run in daemon threads (:func:`fluxdrive._threads.in_daemon_thread`):
+The reading tools run in daemon threads (:func:`fluxdrive.core.threads.in_daemon_thread`):
 when the agent's deadline cancels it, the await ends at once and no tool -
 not even a pathological regular expression - holds the run or the process.
 What the tools may touch is decided by :class:`~fluxdrive.runtimes.llm.tools.Workspace`
@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic_ai import RunContext, Tool
 
-from fluxdrive._threads import in_daemon_thread
+from fluxdrive.core.threads import in_daemon_thread
 from fluxdrive.runtimes.llm.tools import PeerChannel, Workspace
 
 

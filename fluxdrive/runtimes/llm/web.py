@@ -30,7 +30,7 @@ goes to the chosen provider, with the key from the environment
 (``BRAVE_SEARCH_API_KEY`` or ``BRAVE_API_KEY``; ``TAVILY_API_KEY``) - never
 project content fluxdrive adds itself. ``fetch_url`` requests the page the
 model names, from public addresses only (:mod:`.web_fetch`). The key is never
-logged: every error text is masked (:func:`fluxdrive._masking.mask_text`
+logged: every error text is masked (:func:`fluxdrive.core.masking.mask_text`
 knows the key variables, and the key's value is replaced explicitly too).
 ``FLUXDRIVE_SEARCH_BASE_URL`` replaces the provider's ``https://host`` (tests
 point it at a fake on 127.0.0.1).
@@ -65,8 +65,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
 import httpx2
 
-from fluxdrive._atomic import atomic_write_json
-from fluxdrive._masking import MASK, mask_text
+from fluxdrive.core.atomic import atomic_write_json
+from fluxdrive.core.masking import MASK, mask_text
 from fluxdrive.runtimes.llm.web_fetch import (
     FETCH_DEADLINE_S,
     FetchRefused,

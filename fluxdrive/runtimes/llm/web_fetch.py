@@ -24,7 +24,7 @@ point inside the network fluxdrive runs in. So:
   does not see is where injected instructions hide); other text types are
   returned as they are; binary types are refused.
 - **Untrusted**: the text is scrubbed (control characters and bidirectional
-  overrides removed, credentials masked, :func:`fluxdrive._masking.scrub`),
+  overrides removed, credentials masked, :func:`fluxdrive.core.masking.scrub`),
   any spelling of the wrapper's marker inside it is neutralized, and it is
   wrapped as ``<untrusted-web-content url="...">...</untrusted-web-content>``
   after a one-line reminder that it is data, never instructions.
@@ -49,7 +49,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx2
 
-from fluxdrive._masking import scrub
+from fluxdrive.core.masking import scrub
 
 ALLOW_LOOPBACK_ENV = "FLUXDRIVE_FETCH_ALLOW_LOOPBACK"  # test-only: pages served on 127.0.0.1
 MAX_READ_BYTES = 2_000_000

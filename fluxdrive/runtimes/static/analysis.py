@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from fluxdrive._pool import PoolStoppedError, Stop
 from fluxdrive.config.model import StaticConfig
+from fluxdrive.core.pool import PoolStoppedError, Stop
 from fluxdrive.runtimes.base import ReviewContent
 from fluxdrive.runtimes.static.analyzers import (
     architecture,
@@ -140,7 +140,7 @@ class Analysis:
         Missing analyzers run together: ruff in a thread (it is a subprocess),
         the per-file analyzers in one pass over the sources (in worker
         processes for large inputs), then the import graph. With the
-        ``token`` of :meth:`waiter`: :class:`~fluxdrive._pool.PoolStoppedError` when it
+        ``token`` of :meth:`waiter`: :class:`~fluxdrive.core.pool.PoolStoppedError` when it
         was withdrawn before the pass began, or the pass was stopped.
         """
         wanted = [name for name in ANALYZER_ORDER if name in set(names)]

@@ -18,11 +18,11 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from fluxdrive._masking import mask_text
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import StaticConfig
 from fluxdrive.contracts import IndexEntry, IssueDetail, clean_field
 from fluxdrive.contracts.fields import also_field, cwe_field, evidence_field, rule_field
+from fluxdrive.core.masking import mask_text
 from fluxdrive.runtimes.base import ReviewContent
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerOutput
 from fluxdrive.runtimes.static.checks.base import registered_checks

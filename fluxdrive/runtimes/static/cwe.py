@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from fluxdrive._structured import load_yaml
+from fluxdrive.core.structured import load_yaml
 
 SECURITY_TAGS = frozenset({"security"})
 

@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from fluxdrive import _git
-from fluxdrive._confine import read_confined
+from fluxdrive.core import git as _git
+from fluxdrive.core.confine import read_confined
 from fluxdrive.errors import FluxdriveError
 from fluxdrive.runtimes.static.origin import glob_regex
 

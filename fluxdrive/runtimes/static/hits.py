@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from fluxdrive._masking import MASK, mask_text
+from fluxdrive.core.masking import MASK, mask_text
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,8 +50,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from fluxdrive import _git
-from fluxdrive._confine import read_confined
+from fluxdrive.core import git as _git
+from fluxdrive.core.confine import read_confined
 from fluxdrive.errors import InputError
 
 VENDORED_DIRS = frozenset({"node_modules", "vendor", "vendors", "third_party", "third-party", "bower_components"})

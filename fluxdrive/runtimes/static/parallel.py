@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from fluxdrive._pool import Stop, in_worker, worker_pool
 from fluxdrive.config.model import StaticConfig
+from fluxdrive.core.pool import Stop, in_worker, worker_pool
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput, Outline
 from fluxdrive.runtimes.static.bounds import limit_memory
 from fluxdrive.runtimes.static.source import LoadedSources, Source
@@ -137,7 +137,7 @@ def run_per_file(
         results = [analyze_chunk(*job(sources))]
     else:
         chunks = _chunks(sources, count)
-        # Workers die with the review, even on kill -9, and stop at once on Ctrl-C or SIGTERM (fluxdrive._pool).
+        # Workers die with the review, even on kill -9, and stop at once on Ctrl-C or SIGTERM (fluxdrive.core.pool).
         with worker_pool(len(chunks), stop) as pool:
             submit: Callable[..., object] = pool.submit
             futures = [submit(_bounded_chunk, job(chunk)) for chunk in chunks]

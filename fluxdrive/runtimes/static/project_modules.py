@@ -18,8 +18,8 @@ from pathlib import Path
 
 import yaml
 
-from fluxdrive import _git
-from fluxdrive._confine import read_confined
+from fluxdrive.core import git as _git
+from fluxdrive.core.confine import read_confined
 from fluxdrive.errors import FluxdriveError
 from fluxdrive.runtimes.static.checks.base import PyModule
 from fluxdrive.runtimes.static.checks.pyparse import parse_python

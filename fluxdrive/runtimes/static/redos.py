@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from fluxdrive._graphs import strongly_connected
+from fluxdrive.core.graphs import strongly_connected
 
 _parser: Any = importlib.import_module("re._parser")  # no stubs; the same parser ``re`` compiles with
 _c: Any = importlib.import_module("re._constants")

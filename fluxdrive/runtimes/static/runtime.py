@@ -16,12 +16,13 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from fluxdrive import __version__, channel
-from fluxdrive._masking import mask_text
-from fluxdrive._threads import in_daemon_thread
+from fluxdrive import __version__
 from fluxdrive.agents import AgentDefinition, load_roster
 from fluxdrive.contracts import Report, render_report, write_agent_output
+from fluxdrive.core.masking import mask_text
+from fluxdrive.core.threads import in_daemon_thread
 from fluxdrive.errors import ChannelError, UsageError
+from fluxdrive.exchange import channel
 from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Provenance, Runtime, Usage
 from fluxdrive.runtimes.static.analysis import Analysis
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from fluxdrive._confine import read_confined, why_unreadable
+from fluxdrive.core.confine import read_confined, why_unreadable
 from fluxdrive.errors import InputError
 from fluxdrive.runtimes.static.excludes import Excludes
 from fluxdrive.runtimes.static.origin import GitAttributes, not_own, tool_report, vendored_directory

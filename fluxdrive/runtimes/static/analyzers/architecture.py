@@ -19,8 +19,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from fluxdrive._graphs import strongly_connected
 from fluxdrive.config.model import LayerRule
+from fluxdrive.core.graphs import strongly_connected
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput, ImportRef
 from fluxdrive.runtimes.static.analyzers.complexity import over
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for

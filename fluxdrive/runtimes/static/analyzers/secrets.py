@@ -17,7 +17,7 @@ import time
 from pathlib import PurePosixPath
 from typing import Any
 
-from fluxdrive._masking import DETECT_SECRETS_LOCK
+from fluxdrive.core.masking import DETECT_SECRETS_LOCK
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
 from fluxdrive.runtimes.static.placement import place_of

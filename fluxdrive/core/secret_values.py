@@ -1,6 +1,6 @@
 """The secret values present in a reviewed tree, collected once per run so every output can mask them by value.
 
-Shape-based masking (:mod:`fluxdrive._masking`) catches what *looks* like a
+Shape-based masking (:mod:`fluxdrive.core.masking`) catches what *looks* like a
 credential; a model quoting an AWS secret key in prose, a Redis password
 from a URL or an ``ENCRYPTION_KEY`` from ``.env`` does not look like one
 once it is out of context. So at the start of a run the tree itself is
@@ -31,7 +31,7 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from fluxdrive import _masking as m
+from fluxdrive.core import masking as m
 
 MAX_FILE_BYTES = 1_000_000
 MAX_FILES = 20_000

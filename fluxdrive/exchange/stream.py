@@ -3,8 +3,8 @@
 Seed 001 deferred cross-machine sharing; config ``channel.url = "redis://..."``
 is it. :func:`bind` gives the run a stream (``fluxdrive:peer-findings:<uuid>``)
 and leaves a marker, ``OUTPUT_DIR/peer-findings.stream.json``, next to the
-channel file. From then on :func:`fluxdrive.channel.append_finding` and
-:func:`fluxdrive.channel.read` - and so every writer and reader: the static
+channel file. From then on :func:`fluxdrive.exchange.channel.append_finding` and
+:func:`fluxdrive.exchange.channel.read` - and so every writer and reader: the static
 runtime, the llm runtime's tools, ``fluxdrive findings write|read|timeline``
 run by a CLI agent - find the marker and use the stream: ``XADD`` with
 ``MAXLEN ~`` for a write, ``XRANGE`` (by id, for a consumer that keeps its
@@ -45,8 +45,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from fluxdrive._atomic import atomic_write_bytes, atomic_write_json
-from fluxdrive._masking import scrub
+from fluxdrive.core.atomic import atomic_write_bytes, atomic_write_json
+from fluxdrive.core.masking import scrub
 from fluxdrive.errors import ChannelError
 
 MARKER = "peer-findings.stream.json"

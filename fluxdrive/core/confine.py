@@ -21,7 +21,7 @@ import os
 import stat
 from pathlib import Path
 
-from fluxdrive._paths import read_regular
+from fluxdrive.core.paths import read_regular
 from fluxdrive.errors import InputError
 
 

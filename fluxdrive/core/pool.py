@@ -9,7 +9,7 @@ a minute. So:
 
 - every worker runs :func:`_worker_start` first: Ctrl-C is left to the
   parent (one "interrupted" line, not a traceback per worker), and
-  :func:`fluxdrive._lifeline.die_with_parent` ends the worker when fluxdrive
+  :func:`fluxdrive.core.lifeline.die_with_parent` ends the worker when fluxdrive
   goes, however it goes (``PR_SET_PDEATHSIG`` plus a re-parenting watcher);
 - leaving the ``with`` block by an exception (KeyboardInterrupt from Ctrl-C
   or SIGTERM included) ends the workers at once - SIGTERM, then SIGKILL after
@@ -40,7 +40,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 
-from fluxdrive._lifeline import die_with_parent
+from fluxdrive.core.lifeline import die_with_parent
 
 STOP_GRACE_S = 2.0
 _live: set[ProcessPoolExecutor] = set()  # the pools in use in this process, for end_all()

@@ -18,7 +18,7 @@ Across machines (config ``channel.url``), the run's channel is a Redis
 stream: a marker next to the file binds it, and :func:`append_finding` and
 :func:`read` use the stream instead, with the same lines and the same
 validation; a Redis outage falls back to this file (see
-:mod:`fluxdrive.channel_stream`).
+:mod:`fluxdrive.exchange.stream`).
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from fluxdrive._clock import parse_timestamp, utc_timestamp
-from fluxdrive._masking import scrub
-from fluxdrive._paths import AGENT_NAME, read_regular, require_file
+from fluxdrive.core.clock import parse_timestamp, utc_timestamp
+from fluxdrive.core.masking import scrub
+from fluxdrive.core.paths import AGENT_NAME, read_regular, require_file
 from fluxdrive.errors import ChannelError, InputError
 
 CHANNEL_FILE = "peer-findings.jsonl"
@@ -213,7 +213,7 @@ def append_finding(path: Path, finding: PeerFinding, *, max_bytes: int = PIPE_BU
     path = Path(path)
     _check_target(path)
     line, written, notes = fit_line(finding, min(max_bytes, PIPE_BUF))
-    from fluxdrive import channel_stream  # late: it builds on this module
+    from fluxdrive.exchange import stream as channel_stream  # late: it builds on this module
 
     binding = channel_stream.binding_for(path)
     # Shared through Redis, the line is still kept in the local file: a Redis that dies before the run ends
@@ -231,7 +231,7 @@ def append_finding(path: Path, finding: PeerFinding, *, max_bytes: int = PIPE_BU
 def adopt(path: Path, data: bytes) -> None:
     """Take in the channel lines another node kept (``data``): each goes into the local file, and into the
     run's stream too unless the stream holds it already (the node wrote it there while Redis was away)."""
-    from fluxdrive import channel_stream  # late: it builds on this module
+    from fluxdrive.exchange import stream as channel_stream  # late: it builds on this module
 
     binding = channel_stream.binding_for(path)
     held = {line.rstrip(b"\n") for line in channel_stream.stream_lines(binding)[0]} if binding else set()
@@ -338,7 +338,7 @@ def read(
     if severity not in SEVERITY_FILTERS:
         raise ChannelError(f"unknown severity filter {severity!r}", hint="use blocking, notable or all")
     path = Path(path)
-    from fluxdrive import channel_stream  # late: it builds on this module
+    from fluxdrive.exchange import stream as channel_stream  # late: it builds on this module
 
     binding = channel_stream.binding_for(path)
     if not path.exists() and binding is None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fluxdrive._confine import confine
-from fluxdrive._paths import require_directory
+from fluxdrive.core.confine import confine
+from fluxdrive.core.paths import require_directory
 
 
 def find_project_root(start: Path) -> Path:

@@ -15,7 +15,7 @@ and opens ``detail_path`` only for agents that need attention.
 Statuses. fluxdrive's own agents only ever produce ``STATUSES`` (CLEAN,
 NEEDS_ATTENTION, ERROR), and :func:`make_record` accepts only those unless a
 caller asks for more, so a typo in library code still fails fast. Clavain
-(``fluxdrive.clavain``) writes the same kind of record with a wider
+(``fluxdrive.reports.clavain``) writes the same kind of record with a wider
 vocabulary, ``ALL_STATUSES``: BLOCKED (could not complete: missing
 dependencies or access), and COMPLETE / PARTIAL / FAILED for implementation
 agents. Those are real values of :data:`Status` rather than a side field, so
@@ -32,13 +32,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from fluxdrive._atomic import atomic_write_json
-from fluxdrive._clock import utc_timestamp
-from fluxdrive._columns import format_columns
-from fluxdrive._confine import read_confined
-from fluxdrive._masking import scrub
-from fluxdrive._paths import AGENT_NAME, require_directory
-from fluxdrive._project import find_project_root
+from fluxdrive.core.atomic import atomic_write_json
+from fluxdrive.core.clock import utc_timestamp
+from fluxdrive.core.columns import format_columns
+from fluxdrive.core.confine import read_confined
+from fluxdrive.core.masking import scrub
+from fluxdrive.core.paths import AGENT_NAME, require_directory
+from fluxdrive.core.project import find_project_root
 from fluxdrive.errors import FluxdriveError, VerdictError
 
 SCHEMA_VERSION = 1
@@ -77,7 +77,7 @@ class VerdictRecord:
     timestamp: str
     schema_version: int = SCHEMA_VERSION
     cost_usd: float = 0.0  # from llm.prices for model-backed agents; 0 for the static analyzers
-    # Where the record came from. A Clavain record (fluxdrive.clavain) also carries its model and
+    # Where the record came from. A Clavain record (fluxdrive.reports.clavain) also carries its model and
     # findings count; none of these three is written to a fluxdrive record on disk.
     source: Literal["fluxdrive", "clavain"] = "fluxdrive"
     model: str | None = None
@@ -203,7 +203,7 @@ def write_verdict(
     return record
 
 
-# Clavain records (fluxdrive.clavain writes them; reading is here so load_verdicts reads either shape).
+# Clavain records (fluxdrive.reports.clavain writes them; reading is here so load_verdicts reads either shape).
 # Keys only a Clavain record has: a fluxdrive record always has schema_version.
 _CLAVAIN_KEYS = frozenset({"type", "model", "tokens_spent", "files_changed", "findings_count", "session_id"})
 
@@ -307,7 +307,7 @@ def load_verdicts(path: Path) -> VerdictSet:
     """Read every record in a directory; unreadable files become problems.
 
     Each file may be a fluxdrive record or a Clavain one (``.clavain/verdicts/``,
-    told apart by its shape: see :func:`fluxdrive.clavain.is_clavain_record`).
+    told apart by its shape: see :func:`fluxdrive.reports.clavain.is_clavain_record`).
     """
     directory = resolve_directory(path)
     root = find_project_root(directory)  # a record may link elsewhere in the project, never out of it

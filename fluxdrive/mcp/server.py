@@ -42,9 +42,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import ValidationError
 
-from fluxdrive._confine import confine, read_confined
-from fluxdrive._interrupt import Interrupt
-from fluxdrive._masking import scrub
+from fluxdrive.core.confine import confine, read_confined
+from fluxdrive.core.interrupt import Interrupt
+from fluxdrive.core.masking import scrub
 from fluxdrive.errors import FluxdriveError, InputError, UsageError
 
 if TYPE_CHECKING:
@@ -242,16 +242,16 @@ class _Server(MCPServer[Any]):
         """The SDK's stdio loop, except that a request it cannot read is answered with an error, not dropped,
         and that stdin is read in daemon threads, so that a stopped server does not wait for the next line.
 
-        (:mod:`fluxdrive._mcp_unreadable`: a ``tools/call`` nesting past 200 levels left the client waiting;
-        :mod:`fluxdrive._mcp_stdin`: SIGTERM did not end a server whose client kept stdin open.)
+        (:mod:`fluxdrive.mcp.unreadable`: a ``tools/call`` nesting past 200 levels left the client waiting;
+        :mod:`fluxdrive.mcp.stdin`: SIGTERM did not end a server whose client kept stdin open.)
         """
         from mcp.server.stdio import stdio_server
 
-        from fluxdrive._mcp_stdin import claimed_stdin
-        from fluxdrive._mcp_unreadable import AnswerUnreadable
+        from fluxdrive.mcp.stdin import claimed_stdin
+        from fluxdrive.mcp.unreadable import AnswerUnreadable
 
         lowlevel = self._lowlevel_server  # what MCPServer.run_stdio_async drives, with the same options
-        # stdin read in daemon threads (fluxdrive._mcp_stdin): SIGTERM ends the server while the client waits
+        # stdin read in daemon threads (fluxdrive.mcp.stdin): SIGTERM ends the server while the client waits
         with claimed_stdin() as lines:
             async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
                 guarded = AnswerUnreadable(read_stream, write_stream)
@@ -373,8 +373,8 @@ _SYNTHESIS_READS = ("*.md", "*.md.partial", "run.json", "peer-findings.jsonl", "
 
 
 def _synthesize(root: _Root, output_dir: str) -> str:
-    from fluxdrive._project import find_project_root
     from fluxdrive.config import load_config
+    from fluxdrive.core.project import find_project_root
     from fluxdrive.reports import write_reports
     from fluxdrive.synthesis import synthesize
 
@@ -428,7 +428,7 @@ def _report(root: _Root, output_dir: str, agent: str, offset: int, max_chars: in
 
 
 def _verdicts(root: _Root, output_dir: str, attention_only: bool) -> str:
-    from fluxdrive.verdicts import attention, count_by_status, load_verdicts, render_table, total_tokens
+    from fluxdrive.exchange.verdicts import attention, count_by_status, load_verdicts, render_table, total_tokens
 
     directory = root.output_dir(output_dir)
     root.check_inputs(directory, ("verdicts", "verdicts/*.json"))  # records directly in it: load_verdicts confines
@@ -442,7 +442,7 @@ def _verdicts(root: _Root, output_dir: str, attention_only: bool) -> str:
 
 
 def _peer_findings(root: _Root, output_dir: str, severity: Literal["blocking", "notable", "all"]) -> str:
-    from fluxdrive.channel import read
+    from fluxdrive.exchange.channel import read
 
     directory = root.output_dir(output_dir)
     root.check_inputs(directory, ("peer-findings.jsonl",))
@@ -493,13 +493,13 @@ class _Processor:
 @functools.lru_cache(maxsize=4)
 def _tree_secrets(root: str) -> frozenset[str]:
     """The project's secret values, collected once per server (a remember call must stay quick)."""
-    from fluxdrive._secret_values import collect
+    from fluxdrive.core.secret_values import collect
 
     return collect(Path(root))
 
 
 def _remember(processor: _Processor, root: Path, title: str, content: str, category: str, refs: list[str]) -> str:
-    from fluxdrive._masking import known_secrets
+    from fluxdrive.core.masking import known_secrets
     from fluxdrive.kb import remember
 
     if len(refs) > MAX_ITEMS:
@@ -518,8 +518,8 @@ def build_server(root: Path) -> MCPServer:
     from fluxdrive import __version__
 
     project = _Root(root)
-    from fluxdrive._project import project_directory
     from fluxdrive.config import load_config
+    from fluxdrive.core.project import project_directory
 
     processor = _Processor(
         project_directory(project.path, load_config(project.path).config.kb.directory, "kb.directory")

@@ -65,14 +65,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fluxdrive import __version__, _git
-from fluxdrive._atomic import atomic_write_json
-from fluxdrive._clock import utc_timestamp
-from fluxdrive._confine import OutsideRootError, read_confined
-from fluxdrive._masking import scrub
-from fluxdrive._paths import read_regular
-from fluxdrive._project import project_file
+from fluxdrive import __version__
 from fluxdrive.contracts import derive_verdict
+from fluxdrive.core import git as _git
+from fluxdrive.core.atomic import atomic_write_json
+from fluxdrive.core.clock import utc_timestamp
+from fluxdrive.core.confine import OutsideRootError, read_confined
+from fluxdrive.core.masking import scrub
+from fluxdrive.core.paths import read_regular
+from fluxdrive.core.project import project_file
 from fluxdrive.errors import FluxdriveError, InputError
 from fluxdrive.synthesis import Finding, Synthesis
 from fluxdrive.synthesis.dedup import normalize_title

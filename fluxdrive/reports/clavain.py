@@ -47,9 +47,9 @@ Clavain reads the overall result from the run directory, and lib-sprint.sh
 counts ``*.json`` files as agents (``verdict_exists``), so an extra record
 would be counted as one more agent.
 
-Reading: ``fluxdrive.verdicts.load_verdicts`` reads Clavain records as well
+Reading: ``fluxdrive.exchange.verdicts.load_verdicts`` reads Clavain records as well
 as ours, each file told apart by its shape (:func:`is_clavain_record`,
-:func:`from_clavain`). Those two live in ``fluxdrive.verdicts`` and are
+:func:`from_clavain`). Those two live in ``fluxdrive.exchange.verdicts`` and are
 re-exported here: the verdicts module sits near the bottom of the import
 layering (the runtimes and reports use it) and may not import this one.
 A Clavain record read back keeps Clavain's status (BLOCKED, COMPLETE, ...:
@@ -71,14 +71,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fluxdrive._atomic import atomic_write_json
-from fluxdrive._clock import parse_timestamp
-from fluxdrive._confine import confine
-from fluxdrive._masking import scrub
-from fluxdrive._paths import AGENT_NAME
-from fluxdrive.verdicts import VerdictRecord, load_verdicts
-from fluxdrive.verdicts import from_clavain as from_clavain  # reading lives in verdicts (see above)
-from fluxdrive.verdicts import is_clavain_record as is_clavain_record
+from fluxdrive.core.atomic import atomic_write_json
+from fluxdrive.core.clock import parse_timestamp
+from fluxdrive.core.confine import confine
+from fluxdrive.core.masking import scrub
+from fluxdrive.core.paths import AGENT_NAME
+from fluxdrive.exchange.verdicts import VerdictRecord, load_verdicts
+from fluxdrive.exchange.verdicts import from_clavain as from_clavain  # reading lives in verdicts (see above)
+from fluxdrive.exchange.verdicts import is_clavain_record as is_clavain_record
 
 if TYPE_CHECKING:
     from fluxdrive.synthesis import Synthesis

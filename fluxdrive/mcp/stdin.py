@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from io import TextIOWrapper
 from typing import Self
 
-from fluxdrive._threads import in_daemon_thread
+from fluxdrive.core.threads import in_daemon_thread
 
 
 class DaemonLines:

@@ -36,8 +36,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from fluxdrive._match import glob_match
 from fluxdrive.agents import AgentDefinition
+from fluxdrive.core.match import glob_match
 
 SMALL_LINES = 20  # the reference: DIFF_LINES < 20 and CHANGED_FILES == 1
 SAFETY = "fd-safety"

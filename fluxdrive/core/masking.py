@@ -24,7 +24,7 @@ One function, so no output can forget a rule.
   ``GITHUB_TOKEN``...) is replaced wherever it appears - a provider that
   echoes the key in an error message must not put it on disk.
 - **Known values**: the secret values found in the reviewed tree at the start
-  of a run (:mod:`fluxdrive._secret_values` collects them: ``.env``, YAML,
+  of a run (:mod:`fluxdrive.core.secret_values` collects them: ``.env``, YAML,
   settings, URLs with credentials, key bodies) are replaced wherever they
   appear, whatever their shape - a model quoting an AWS secret in prose, or
   a tool result carrying a Slack webhook, cannot put it on disk or on the

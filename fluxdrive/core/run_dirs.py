@@ -36,7 +36,7 @@ import stat
 from datetime import UTC, datetime
 from pathlib import Path
 
-from fluxdrive._atomic import fsync_directory
+from fluxdrive.core.atomic import fsync_directory
 from fluxdrive.errors import InputError, UsageError
 
 RUNS_CONTAINER = ".fluxdrive-runs"

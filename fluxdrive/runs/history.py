@@ -31,8 +31,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fluxdrive._clock import utc_timestamp
 from fluxdrive.config.model import ScoringConfig
+from fluxdrive.core.clock import utc_timestamp
 from fluxdrive.errors import InputError
 
 if TYPE_CHECKING:

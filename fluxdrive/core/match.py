@@ -72,7 +72,7 @@ class Text:
 
 @dataclass(frozen=True, slots=True)
 class Finder:
-    """A pattern from :mod:`fluxdrive._match`, and one per word for checking a candidate position.
+    """A pattern from :mod:`fluxdrive.core.match`, and one per word for checking a candidate position.
 
     Every match of ``keyword_pattern(words)`` or ``word_pattern(words)``
     starts with one of the words (case-insensitively), so where no word occurs

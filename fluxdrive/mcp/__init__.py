@@ -1,0 +1,1 @@
+"""The MCP server: fluxdrive's review API as tools for coding assistants (``fluxdrive mcp``)."""
