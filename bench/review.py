@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from fluxdrive.launch.review import ReviewOptions, run_review
+from fluxdrive.api import ReviewOptions, run_review
 from fluxdrive.reports import render_console
 from fluxdrive.reports.console import agent_lines
 

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from fluxdrive import contracts
     from fluxdrive.agents import AgentDefinition, load_roster
+    from fluxdrive.api import ReviewOptions, review
     from fluxdrive.config import Config, load_config
     from fluxdrive.contracts import IndexEntry, ParsedIndex
     from fluxdrive.errors import FluxdriveError
     from fluxdrive.exchange import channel, verdicts
     from fluxdrive.exchange.channel import PeerFinding
     from fluxdrive.exchange.verdicts import VerdictRecord
-    from fluxdrive.launch.review import ReviewOptions, review
     from fluxdrive.synthesis import Synthesis, synthesize
     from fluxdrive.triage import Triage, triage_target
 
@@ -37,12 +37,12 @@ _LAZY = {
     "IndexEntry": "fluxdrive.contracts",
     "ParsedIndex": "fluxdrive.contracts",
     "PeerFinding": "fluxdrive.exchange.channel",
-    "ReviewOptions": "fluxdrive.launch.review",
+    "ReviewOptions": "fluxdrive.api",
     "Triage": "fluxdrive.triage",
     "VerdictRecord": "fluxdrive.exchange.verdicts",
     "load_config": "fluxdrive.config",
     "load_roster": "fluxdrive.agents",
-    "review": "fluxdrive.launch.review",
+    "review": "fluxdrive.api",
     "synthesize": "fluxdrive.synthesis",
     "triage_target": "fluxdrive.triage",
     "Synthesis": "fluxdrive.synthesis",

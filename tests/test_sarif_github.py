@@ -38,10 +38,12 @@ from typing import Any
 import jsonschema
 import pytest
 
+from fluxdrive.api import ReviewOptions, run_review
 from fluxdrive.contracts import IndexEntry, render_index, write_agent_output
-from fluxdrive.launch.review import ReviewOptions, run_review
 from fluxdrive.reports import build_sarif
-from fluxdrive.reports.sarif import FINGERPRINT_KEY, SRCROOT, fingerprint, render_sarif
+from fluxdrive.reports.fingerprint import fingerprints
+from fluxdrive.reports.html import project_root
+from fluxdrive.reports.sarif import FINGERPRINT_KEY, SRCROOT, render_sarif
 from fluxdrive.synthesis import Finding, synthesize
 from tests.conftest import committed_copy
 
@@ -246,11 +248,15 @@ def test_a_finding_located_at_a_document_section(tmp_path: Path) -> None:
     assert physical["region"]["startLine"] == 1 and physical["artifactLocation"]["uri"] == "."
     assert "section 'Open Questions', not a line" in item["message"]["text"]
     assert item["properties"]["section"] == "Open Questions"
-    # one title twice in one file: the first keeps fingerprint(), the second gets its own
+    # one title twice in one file: two fingerprints, each the one a baseline records for that finding
     passwords = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "ruff:S105"]
     assert len(passwords) == 2
-    first = next(f for f in result.findings if f.locations == ["app.py:3"])
-    assert {r["partialFingerprints"][FINGERPRINT_KEY] for r in passwords} >= {fingerprint(first)}
+    found = fingerprints(result.findings, project_root(result) or tmp_path)
+    marks = dict(zip((f.id for f in result.findings), found, strict=True))
+    assert sorted(r["partialFingerprints"][FINGERPRINT_KEY] for r in passwords) == sorted(
+        marks[r["properties"]["fluxdriveId"]] for r in passwords
+    )
+    assert len({r["partialFingerprints"][FINGERPRINT_KEY] for r in passwords}) == 2
     assert build_sarif(result, category="fluxdrive/backend")["runs"][0]["automationDetails"]["id"] == (
         "fluxdrive/backend/"
     )
@@ -323,8 +329,10 @@ def test_github_rules_of_the_sarif_multitool(reviewed: Path, tmp_path: Path) -> 
         assert _by_level(counts[name], "warning") == {}, (name, counts[name])
 
 
-def test_fingerprint_key_and_material_unchanged() -> None:
-    """fingerprint() itself is unchanged: the key name and the hash material (file, normalized title)."""
+def test_fingerprint_key_and_material_are_the_baseline_ones(tmp_path: Path) -> None:
+    """The key name is unchanged; the value is the baseline fingerprint (file, rule or title, line text, occurrence)."""
     assert FINGERPRINT_KEY == "fluxdriveFinding/v1"
-    finding = Finding(id="P0-1", severity="P0", agents=["fd-safety"], section="a", title="SQL", locations=["a.py:9"])
-    assert fingerprint(finding) == hashlib.sha256(b"a.py\0sql").hexdigest()[:32]
+    (tmp_path / "a.py").write_text("import os\n\nquery = 'SELECT ' + name\n")
+    finding = Finding(id="P0-1", severity="P0", agents=["fd-safety"], section="a", title="SQL", locations=["a.py:3"])
+    material = "v1\0a.py\0title:sql\0query = 'SELECT ' + name\0" + "0"
+    assert fingerprints([finding], tmp_path) == [hashlib.sha256(material.encode()).hexdigest()[:32]]

@@ -37,7 +37,7 @@ def new(
 
 def _review(runtime: str, model: str | None, agents: list[str] | None) -> Any:
     """A review function for the runner: the user's review, non-interactive and quiet."""
-    from fluxdrive.launch.review import ReviewOptions, run_review
+    from fluxdrive.api import ReviewOptions, run_review
 
     def review(target: str, *, cwd: Path, output_dir: Path, stdin_text: str | None) -> Any:
         options = ReviewOptions(

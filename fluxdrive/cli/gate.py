@@ -77,12 +77,12 @@ def gate_command(
     (docs/research/flux-drive/gate-<change>/).
     """
     from fluxdrive.agents import load_roster
+    from fluxdrive.api import ReviewOptions, run_review
     from fluxdrive.core import git as _git
     from fluxdrive.core.atomic import atomic_write_json
     from fluxdrive.core.project import find_project_root
     from fluxdrive.exchange import verdicts
     from fluxdrive.launch.progress import PlainProgress, Recorder
-    from fluxdrive.launch.review import ReviewOptions, run_review
     from fluxdrive.reports import render_console
     from fluxdrive.reports.console import agent_lines
     from fluxdrive.triage.quality_gate import SAFETY, decide, diff_size, plan_gate

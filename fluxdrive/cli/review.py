@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import math
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from fluxdrive.cli._flags import takes
 from fluxdrive.cli._io import note, out, read_stdin, terminal, warn
 from fluxdrive.cli.synthesize import AllowIncomplete, exit_for, fail_on_rank
 from fluxdrive.cli.triage import TargetArg, TrustProjectConfig, one_target
 from fluxdrive.errors import EXIT_INTERRUPTED, NothingToReviewError, UsageError
+from fluxdrive.launch.settings import ReviewSettings, flag_overrides
 
 if TYPE_CHECKING:
-    from fluxdrive.launch.review import ReviewOptions, ReviewRun
+    from fluxdrive.api import Interaction, ReviewRun
 
 EXPAND = ("ask", "recommended", "all", "none")
 FORMATS = ("console", "json", "markdown", "sarif", "codeclimate")
@@ -32,11 +35,14 @@ def _say(text: str) -> None:
     sys.stderr.write(text if text.endswith("\n") else text + "\n")
 
 
-def review_command(
-    target: TargetArg = None,
+@dataclass(frozen=True)
+class ReviewFlags:
+    """``fluxdrive review``'s arguments and options, parsed by Typer (see :mod:`fluxdrive.cli._flags`)."""
+
+    target: TargetArg = None
     yes: Annotated[
         bool, typer.Option("--yes", "-y", help="Approve the triage and accept the expansion recommendation.")
-    ] = False,
+    ] = False
     expand: Annotated[
         str | None,
         typer.Option(
@@ -44,13 +50,13 @@ def review_command(
             metavar="recommended|all|none|ask",
             help="After Stage 1: launch the recommended agents, all of Stage 2, none, or ask (default on a terminal).",
         ),
-    ] = None,
+    ] = None
     agents: Annotated[
         str | None, typer.Option("--agents", metavar="A,B,C", help="Review with exactly these agents.")
-    ] = None,
+    ] = None
     runtime: Annotated[
         str, typer.Option("--runtime", metavar="NAME", help="Runtime for the agents: static, llm or cli-agent.")
-    ] = "static",
+    ] = "static"
     model: Annotated[
         str | None,
         typer.Option(
@@ -58,17 +64,17 @@ def review_command(
             metavar="PROVIDER:MODEL",
             help="Model for --runtime llm, e.g. anthropic:claude-sonnet-4-6; for cli-agent the CLI's model, e.g. opus.",
         ),
-    ] = None,
+    ] = None
     over_budget: Annotated[
         bool, typer.Option("--over-budget", help="Dispatch even when the token estimate exceeds the budget.")
-    ] = False,
+    ] = False
     llm_triage: Annotated[
         bool, typer.Option("--llm-triage", help="Let the model refine the base scores (0 stays absolute).")
-    ] = False,
+    ] = False
     output_dir: Annotated[
         Path | None,
         typer.Option("--output-dir", metavar="DIR", help="Where reports go (default: docs/research/flux-drive/...)."),
-    ] = None,
+    ] = None
     fail_on: Annotated[
         str | None,
         typer.Option(
@@ -76,8 +82,8 @@ def review_command(
             metavar="risky|needs-changes|never",
             help="Exit 1 at or above this verdict (default: config output.fail_on).",
         ),
-    ] = None,
-    allow_incomplete: AllowIncomplete = False,
+    ] = None
+    allow_incomplete: AllowIncomplete = False
     output_format: Annotated[
         str,
         typer.Option(
@@ -85,13 +91,13 @@ def review_command(
             metavar="console|json|markdown|sarif|codeclimate",
             help="What to print on stdout (codeclimate: GitLab's Code Quality report).",
         ),
-    ] = "console",
+    ] = "console"
     timeout: Annotated[
         float | None, typer.Option("--timeout", metavar="SECONDS", help="Per-agent timeout (overrides config).")
-    ] = None,
+    ] = None
     max_concurrency: Annotated[
         int | None, typer.Option("--max-concurrency", metavar="N", help="Agents in flight at once.")
-    ] = None,
+    ] = None
     cluster: Annotated[
         str | None,
         typer.Option(
@@ -100,13 +106,13 @@ def review_command(
             help="Run on a Ray cluster: auto, HOST:PORT or ray://HOST:10001 (default: config dispatch.cluster, "
             "then RAY_ADDRESS; without one the review runs here). Needs the cluster extra.",
         ),
-    ] = None,
-    no_research: Annotated[bool, typer.Option("--no-research", help="Skip research between the stages.")] = False,
-    no_dropout: Annotated[bool, typer.Option("--no-dropout", help="Never drop redundant Stage 2 agents.")] = False,
+    ] = None
+    no_research: Annotated[bool, typer.Option("--no-research", help="Skip research between the stages.")] = False
+    no_dropout: Annotated[bool, typer.Option("--no-dropout", help="Never drop redundant Stage 2 agents.")] = False
     diff: Annotated[str | None, typer.Option("--diff", metavar="REF", help="Review the changes since a git ref.")] = (
         None
-    ),
-    staged: Annotated[bool, typer.Option("--staged", help="Review the staged changes.")] = False,
+    )
+    staged: Annotated[bool, typer.Option("--staged", help="Review the staged changes.")] = False
     publish: Annotated[
         str | None,
         typer.Option(
@@ -116,10 +122,10 @@ def review_command(
             "comments and a summary comment, or a check run with annotations; gitlab: merge-request "
             "discussions and a summary note (GITLAB_TOKEN, CI_* variables).",
         ),
-    ] = None,
+    ] = None
     since_last: Annotated[
         bool, typer.Option("--since-last", help="Review what changed since this branch's last reviewed commit.")
-    ] = False,
+    ] = False
     baseline: Annotated[
         Path | None,
         typer.Option(
@@ -127,7 +133,7 @@ def review_command(
             metavar="FILE",
             help="Report only findings not in this baseline (fluxdrive baseline write); say how many were suppressed.",
         ),
-    ] = None,
+    ] = None
     import_sarif: Annotated[
         list[Path] | None,
         typer.Option(
@@ -137,7 +143,7 @@ def review_command(
             "at a fluxdrive finding's place about the same weakness corroborates it, any other is a finding of "
             "its own naming the tool and rule (repeatable; config imports.sarif).",
         ),
-    ] = None,
+    ] = None
     project: Annotated[
         Path | None,
         typer.Option(
@@ -146,11 +152,11 @@ def review_command(
             help="The project the input belongs to (default: the git repository of the input or, for a diff, "
             "the one its paths are in).",
         ),
-    ] = None,
+    ] = None
     assignments: Annotated[
         list[str] | None,
         typer.Option("--set", metavar="KEY=VALUE", help="Override a config key for this run (repeatable)."),
-    ] = None,
+    ] = None
     verdicts_format: Annotated[
         str | None,
         typer.Option(
@@ -159,49 +165,56 @@ def review_command(
             help="Also write Clavain verdict records to .clavain/verdicts/ (clavain, both); "
             "default: config verdicts.format.",
         ),
-    ] = None,
-    trust_project_config: TrustProjectConfig = False,
-    verbose: Annotated[bool, typer.Option("--verbose", help="List every finding, ignoring the output budget.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
-) -> None:
+    ] = None
+    trust_project_config: TrustProjectConfig = False
+    verbose: Annotated[bool, typer.Option("--verbose", help="List every finding, ignoring the output budget.")] = False
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False
+
+    def settings(self, stdin_text: str | None) -> ReviewSettings:
+        """The review these flags ask for."""
+        overrides = flag_overrides(
+            timeout_s=self.timeout,
+            max_concurrency=self.max_concurrency,
+            research=not self.no_research,
+            dropout=not self.no_dropout,
+        )
+        return ReviewSettings(
+            diff_ref=self.diff,
+            staged=self.staged,
+            since_last=self.since_last,
+            stdin_text=stdin_text,
+            project=self.project,
+            agents=tuple(a.strip() for a in (self.agents or "").split(",") if a.strip()),
+            runtime=self.runtime,
+            model=self.model,
+            llm_triage=self.llm_triage,
+            overrides={**_settings(self.assignments, self.verdicts_format, self.trust_project_config), **overrides},
+            yes=self.yes,
+            expand=self.expand,  # type: ignore[arg-type]
+            over_budget=self.over_budget,
+            output_dir=self.output_dir,
+            baseline=self.baseline,
+            import_sarif=tuple(self.import_sarif or ()),
+        )
+
+
+@takes(ReviewFlags)
+def review_command(flags: ReviewFlags) -> None:
     """Review TARGET: triage, approval, Stage 1, research, expansion, Stage 2, synthesis; print the verdict."""
+    from fluxdrive import api
     from fluxdrive.launch.progress import PlainProgress, Recorder, progress_for
-    from fluxdrive.launch.review import ReviewOptions
     from fluxdrive.reports import render_codeclimate, render_console, render_json, render_sarif, render_summary
     from fluxdrive.reports.console import agent_lines, colour_verdict
 
-    _check_options(fail_on, expand, publish, output_format, timeout, max_concurrency)
-    given = one_target(target)
+    _check_options(flags)
+    output_format, fail_on = flags.output_format, flags.fail_on
+    given = one_target(flags.target)
     interactive = sys.stdin.isatty() and sys.stderr.isatty() and given != "-"
     stdin_text = read_stdin() if given == "-" else None
+    quiet = flags.quiet
     progress = Recorder() if quiet else progress_for(sys.stderr) if interactive else PlainProgress(sys.stderr)
-    options = ReviewOptions(
-        yes=yes,
-        expand=expand,  # type: ignore[arg-type]
-        agents=[a.strip() for a in agents.split(",") if a.strip()] if agents else None,
-        runtime=runtime,
-        model=model,
-        over_budget=over_budget,
-        llm_triage=llm_triage,
-        output_dir=output_dir,
-        timeout_s=timeout,
-        max_concurrency=max_concurrency,
-        cluster=cluster,
-        research=not no_research,
-        dropout=not no_dropout,
-        diff_ref=diff,
-        staged=staged,
-        since_last=since_last,
-        baseline=baseline,
-        import_sarif=import_sarif or (),
-        project=project,
-        stdin_text=stdin_text,
-        settings=_settings(assignments, verdicts_format, trust_project_config),
-        progress=progress,
-        ask=_ask if interactive else None,
-        say=_say,
-    )
-    run = _run(given, options, output_format)
+    talk = api.Interaction(progress=progress, ask=_ask if interactive else None, say=_say)
+    run = _run(given, flags.settings(stdin_text), talk, flags.cluster, output_format)
     if not run.approved:
         out("rejected at the approval gate; nothing was dispatched")
         raise typer.Exit(0)
@@ -229,37 +242,34 @@ def review_command(
     else:
         width, colour = terminal()
         lines = agent_lines(result, seconds)
-        text = render_console(result, run.files, budget=budget, verbose=verbose, agents=lines, width=width)
+        text = render_console(result, run.files, budget=budget, verbose=flags.verbose, agents=lines, width=width)
         out(text, colour=colour_verdict if colour else None, verdict=result.verdict)
     if run.interrupted:
         warn("interrupted: the report covers the agents that finished")
         raise typer.Exit(EXIT_INTERRUPTED)
-    if publish is not None:
-        _publish(publish, run, fail_on)
+    if flags.publish is not None:
+        _publish(flags.publish, run, fail_on)
     output = run.triage.config.output if run.triage else None
     exit_for(
         result.verdict,
         fail_on or (output.fail_on if output else "risky"),
         incomplete=bool(result.incomplete),
-        allow_incomplete=allow_incomplete or bool(output and output.allow_incomplete),
+        allow_incomplete=flags.allow_incomplete or bool(output and output.allow_incomplete),
     )
 
 
-def _check_options(
-    fail_on: str | None,
-    expand: str | None,
-    publish: str | None,
-    output_format: str,
-    timeout: float | None,
-    max_concurrency: int | None,
-) -> None:
+def _check_options(flags: ReviewFlags) -> None:
     """Every option checked before anything runs: one line and exit 2 for a bad value."""
+    fail_on, expand, publish, output_format = flags.fail_on, flags.expand, flags.publish, flags.output_format
+    timeout, max_concurrency = flags.timeout, flags.max_concurrency
     if fail_on is not None:
         fail_on_rank(fail_on)
     if expand is not None and expand not in EXPAND:
         raise UsageError(f"unknown --expand value {expand!r}", hint="use recommended, all, none or ask")
-    if publish is not None and publish not in ("github", "checks", "gitlab"):
-        raise UsageError(f"unknown --publish {publish!r}", hint="use github (a review), checks or gitlab")
+    if publish is not None:
+        from fluxdrive.publish.registry import resolve
+
+        resolve(publish)  # a publisher or an alias (checks), else one line naming them
     if output_format not in FORMATS:
         raise UsageError(f"unknown --format {output_format!r}", hint="use " + ", ".join(FORMATS))
     if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
@@ -272,20 +282,14 @@ def _publish(where: str, run: ReviewRun, fail_on: str | None) -> None:
     """``--publish github|checks|gitlab``: the finished run to the pull/merge request (one line, exit 2 on failure)."""
     import os
 
-    from fluxdrive.publish import describe, publish_github
+    from fluxdrive.publish import post
+    from fluxdrive.publish.registry import resolve
 
+    forge, mode = resolve(where)
     root = Path(run.triage.profile.root) if run.triage else Path.cwd()
-    if where == "gitlab":
-        from fluxdrive.publish.gitlab import describe_gitlab, publish_gitlab
-
-        posted = publish_gitlab(run.output_dir, root=root, env=os.environ)
-        lines = [describe_gitlab(posted), *posted.notes]
-    else:
-        output = run.triage.config.output.fail_on if run.triage else "risky"
-        mode = {"github": "review", "checks": "checks"}[where]
-        result = publish_github(run.output_dir, root=root, env=os.environ, mode=mode, fail_on=fail_on or output)
-        lines = [describe(result), *result.notes]
-    for text in lines:
+    output = run.triage.config.output.fail_on if run.triage else "risky"
+    result = post(forge, run.output_dir, root=root, env=os.environ, mode=mode, fail_on=fail_on or output)
+    for text in [forge.describe(result), *result.notes]:
         note(text)
 
 
@@ -311,12 +315,14 @@ def _settings(assignments: list[str] | None, verdicts_format: str | None, trust:
     return settings
 
 
-def _run(target: str | list[str] | None, options: ReviewOptions, output_format: str) -> ReviewRun:
-    """run_review, with an empty diff ending the command as a pass."""
-    from fluxdrive.launch.review import run_review
+def _run(
+    target: str | list[str] | None, settings: ReviewSettings, talk: Interaction, cluster: str | None, output_format: str
+) -> ReviewRun:
+    """The review, with an empty diff ending the command as a pass."""
+    from fluxdrive import api
 
     try:
-        return run_review(target, options)
+        return api.run(target, settings, talk, cluster=cluster)
     except NothingToReviewError as exc:
         _nothing_to_review(exc, output_format)
         raise typer.Exit(0) from None

@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from fluxdrive.cli._io import out, read_stdin, warn
-from fluxdrive.errors import UsageError
 
 TargetArg = Annotated[
     list[str] | None,
@@ -37,19 +36,15 @@ def one_target(targets: list[str] | None) -> str | list[str] | None:
     return targets[0] if len(targets) == 1 else list(targets)
 
 
-def approve(result: object, *, yes: bool, stream_to_stderr: bool = False) -> bool:
-    """Run the approval gate unless --yes; False when the person rejected the plan."""
-    from fluxdrive.triage.engine import Triage
-    from fluxdrive.triage.gate import Decision, run_gate
+def gate(plan: object, *, stream_to_stderr: bool = False) -> object | None:
+    """The approval gate on a terminal (stdout, or stderr when stdout carries JSON); None when rejected."""
+    from fluxdrive.api import ReviewPlan, approve
 
-    assert isinstance(result, Triage)
-    if yes:
-        return True
+    assert isinstance(plan, ReviewPlan)
+    if plan.settings.yes:
+        return plan
     if not (sys.stdin.isatty() and (sys.stdout.isatty() or stream_to_stderr)):
-        raise UsageError(
-            "the triage needs approval, and there is no terminal to ask in",
-            hint="run it in a terminal, or pass --yes to approve the plan as computed",
-        )
+        return approve(plan)  # no terminal: one line, exit 2
 
     def write(text: str) -> None:
         (sys.stderr if stream_to_stderr else sys.stdout).write(text if text.endswith("\n") else text + "\n")
@@ -58,9 +53,7 @@ def approve(result: object, *, yes: bool, stream_to_stderr: bool = False) -> boo
         write(prompt)
         return input()
 
-    import shutil
-
-    return run_gate(result, read, write, width=shutil.get_terminal_size((120, 24)).columns) is Decision.APPROVED
+    return approve(plan, ask=read, say=write)
 
 
 def triage_command(
@@ -100,32 +93,36 @@ def triage_command(
     trust_project_config: TrustProjectConfig = False,
 ) -> None:
     """Phase 1 only: profile the input, detect domains, score agents, assign stages; ask for approval."""
-    from fluxdrive.config import load_config
-    from fluxdrive.launch.plan import apply_cost_model
-    from fluxdrive.launch.runtimes import RuntimePool
-    from fluxdrive.runtimes import runtime_class
-    from fluxdrive.triage import render_table, triage_target, write_outputs
+    from fluxdrive.api import ReviewPlan, ReviewSettings, plan_review
+    from fluxdrive.launch.execute import write_plan
+    from fluxdrive.triage import render_table
     from fluxdrive.triage.engine import dumps
-    from fluxdrive.workspace import claim_output_dir, output_dir_for, resolve_target, run_lock
 
     given = one_target(target)
-    stdin_text = read_stdin() if given == "-" else None
-    resolved = resolve_target(given, diff_ref=diff, staged=staged, stdin_text=stdin_text, project=project)
-    flags = {"trust.project_config": True} if trust_project_config else {}
-    loaded = load_config(resolved.root, flags=flags, revision=resolved.settings_revision)
-    config = loaded.config
-    directory = claim_output_dir(output_dir_for(resolved, output_dir), resolved)
-    with run_lock(directory, command="triage"):
-        result = triage_target(resolved, config, use_cache=not no_cache)
-        runtime_class(runtime)  # an unknown name fails with a suggestion
-        apply_cost_model(result, RuntimePool(runtime, model), config, model)
-        for note in [*loaded.notes(), *result.notes]:
-            warn(note)
-        approved = approve(result, yes=yes, stream_to_stderr=as_json)
-        write_outputs(result, directory)
-    if not approved:
+    settings = ReviewSettings(
+        diff_ref=diff,
+        staged=staged,
+        stdin_text=read_stdin() if given == "-" else None,
+        project=project,
+        runtime=runtime,
+        model=model,
+        use_cache=not no_cache,
+        overrides={"trust.project_config": True} if trust_project_config else {},
+        output_dir=output_dir,
+        over_budget=True,  # shown, not refused: the plan says what review would need --over-budget for
+        yes=yes,
+    )
+    plan = plan_review(given, settings)
+    for line in [*plan.notes, *(s for s in plan.steps if s.startswith("Budget:"))]:
+        warn(line)
+    approved = gate(plan, stream_to_stderr=as_json)
+    if approved is None:
+        write_plan(plan, command="triage")
         out("rejected at the approval gate; nothing was dispatched")
         raise typer.Exit(0)
+    assert isinstance(approved, ReviewPlan)
+    directory = write_plan(approved, command="triage")
+    result = approved.triage
     out(
         dumps(result)
         if as_json

@@ -5,7 +5,7 @@ prd, spec, diff-small, diff-large, repo, other). Before Stage 1 starts, the
 planned agents' tokens are estimated - the median of the agent's past calls
 on the same model from the history database, else the configured default,
 halved-ish (``slicing_multiplier``) for agents that receive a slice - and
-agents on the offline static runtime cost nothing. Over budget, the review
+agents on a runtime that spends no tokens (the offline static runtime) cost nothing. Over budget, the review
 stops with the numbers and asks for ``--over-budget``; it never spends
 silently.
 """
@@ -61,16 +61,17 @@ def estimate(
     agents: list[AgentDefinition],
     config: Config,
     *,
-    runtime_of: Callable[[AgentDefinition], tuple[str, str | None]],
+    runtime_of: Callable[[AgentDefinition], tuple[bool, str | None]],
     sliced: Callable[[str], bool],
     past: Callable[[str, str | None, int], tuple[int, str]],
 ) -> Estimate:
-    """Estimate the planned agents' tokens (``runtime_of`` gives each agent's runtime name and model)."""
+    """Estimate the planned agents' tokens (``runtime_of``: whether each agent's runtime costs tokens, and its
+    model)."""
     key = budget_key(profile, config)
     rows = []
     for agent in agents:
-        runtime, model = runtime_of(agent)
-        if runtime == "static":
+        costs_tokens, model = runtime_of(agent)
+        if not costs_tokens:
             rows.append((agent.name, 0, "static: no tokens"))
             continue
         default = config.budget.review_agent_default if agent.kind == "review" else config.budget.research_agent_default

@@ -13,6 +13,7 @@ and says why.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,16 +58,17 @@ class Refinement:
     """What ``--llm-triage`` did: the note to show, and the model call to account for (None when none was made)."""
 
     note: str
+    triage: Triage  # the plan with the model's scores (the same plan when it changed nothing)
     call: dict[str, Any] | None = None
 
 
 def refine(result: Triage, model_name: str | None) -> Refinement:
-    """Apply the model's base scores to ``result`` (recomputing the plan); say what happened and what it cost."""
+    """``result`` with the model's base scores (the plan recomputed); what happened and what it cost."""
     if not model_name:
-        return Refinement("--llm-triage: no model (pass --model or set llm.model); deterministic scores kept")
+        return Refinement("--llm-triage: no model (pass --model or set llm.model); deterministic scores kept", result)
     offered = [a.name for a in result.agents if a.base_score > 0 and not a.prefiltered]
     if not offered:
-        return Refinement("--llm-triage: no agent to refine; deterministic scores kept")
+        return Refinement("--llm-triage: no agent to refine; deterministic scores kept", result)
     try:
         from fluxdrive.runtimes.llm.oneshot import ask
 
@@ -75,9 +77,10 @@ def refine(result: Triage, model_name: str | None) -> Refinement:
         )
     except Exception as exc:  # the model is an optional refinement: any failure keeps the rule's scores
         reason = f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
-        return Refinement(f"--llm-triage failed ({reason}); deterministic scores kept")
+        return Refinement(f"--llm-triage failed ({reason}); deterministic scores kept", result)
     changed = []
-    for record in result.agents:
+    records = [dataclasses.replace(a) for a in result.agents]
+    for record in records:
         given = answer.scores.get(record.name)
         if record.name not in offered or given is None or not 0 <= given <= 3 or given == record.base_score:
             continue
@@ -87,7 +90,7 @@ def refine(result: Triage, model_name: str | None) -> Refinement:
         if given == 0:
             record.domain_boost = record.project_bonus = record.domain_agent_bonus = 0
         record.final_score = round(min(record.raw_score * record.trust_multiplier, result.config.scoring.max_score), 2)
-    result.recompute()
     shown = ", ".join(changed) or "no change"
     call = {"name": "llm-triage", "provenance": spec.provenance.record(), "usage": usage.record()}
-    return Refinement(f"--llm-triage: {spec.label} refined base scores ({shown}; {usage.tokens} tokens)", call)
+    note = f"--llm-triage: {spec.label} refined base scores ({shown}; {usage.tokens} tokens)"
+    return Refinement(note, result.with_scores(records), call)

@@ -1,52 +1,233 @@
 """The review plan: who runs, in which stage, at what cost - decided once, before anything is dispatched.
 
-Triage scores the agents; this module turns that into a plan a launch can
-follow. In order:
+:func:`plan_review` is the one way any front door (the CLI's review, triage
+and gate, the MCP server, fleet, eval) turns a target and
+:class:`~fluxdrive.launch.settings.ReviewSettings` into a frozen
+:class:`ReviewPlan`. It resolves the input, loads the effective config,
+checks the runtimes, runs triage, and then applies the planning steps, each
+a pure function from one frozen :class:`~fluxdrive.triage.Triage` to the
+next, in this order:
 
-1. An explicit ``--agents`` roster is honoured exactly: those agents, all
+1. ``--llm-triage``: a model refines the base scores (0 stays absolute).
+2. An explicit ``--agents`` roster is honoured exactly: those agents, all
    in Stage 1, whatever their scores (a note says when one scored 0).
-2. Agents that need a model leave a static run, each with a note.
-3. **The cost model decides whether stages exist at all.** Stages and
+3. Agents the chosen runtime cannot run leave the plan (``Runtime.can_run``:
+   an agent that needs a model, on the static runtime), each with a note.
+4. **The cost model decides whether stages exist at all.** Stages and
    expansion save money and time on paid runtimes; they never improve a
-   review. Each candidate is priced on the runtime it would run on (static:
-   no tokens; llm and cli-agent: the median of its past calls on that model
-   from the history database, else ``budget.review_agent_default``, halved
-   for an agent that receives a slice). When every agent with base >= 1 fits
-   the input's budget they all run in Stage 1. Offline, where nothing costs
-   tokens, every review agent runs - base 0 included: a score is a guess
-   from words, and the agent's own checks decide better what applies (a
-   plan without a rollback section never says "rollback"). Otherwise the
-   protocol's staging applies (see :mod:`fluxdrive.triage.scoring`).
-4. The soft budget is enforced on what will actually run: over it, a
+   review. Each candidate is priced on the runtime it would run on (one
+   that does not cost tokens: none; llm and cli-agent: the median of its
+   past calls on that model from the history database, else
+   ``budget.review_agent_default``, halved for an agent that receives a
+   slice). When every agent with base >= 1 fits the input's budget they all
+   run in Stage 1. Where nothing costs tokens, every review agent runs -
+   base 0 included: a score is a guess from words, and the agent's own
+   checks decide better what applies (a plan without a rollback section
+   never says "rollback"). Otherwise the protocol's staging applies (see
+   :mod:`fluxdrive.triage.scoring`).
+5. The soft budget is checked on what will actually run: over it, a
    terminal asks and a script needs ``--over-budget``.
 
-:class:`ReviewPlan` is the frozen result: the stages, whether staging
-applies, every agent's direct evidence (which expansion counts), and the
-routed content.
+The approval gate, when a person edits the plan, is one more step of the
+same kind (:func:`with_triage`). :class:`StagePlan` is what a launch then
+follows: the stages, every agent's direct evidence (which expansion counts)
+and the routed content.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import Config
+from fluxdrive.core.masking import known_secrets
+from fluxdrive.core.project import find_project_root
+from fluxdrive.core.secret_values import collect as collect_secrets
 from fluxdrive.errors import UsageError
+from fluxdrive.imports.sarif import SarifImport
 from fluxdrive.launch.budget import Estimate, estimate
 from fluxdrive.launch.runtimes import RuntimePool
+from fluxdrive.launch.settings import ReviewSettings
 from fluxdrive.launch.slicing import ContentPlan, may_slice, route_content
-from fluxdrive.triage import Triage
+from fluxdrive.runs.baseline import Baseline, current_branch, load_baseline, since_last
+from fluxdrive.runtimes import runtime_class
+from fluxdrive.triage import Triage, triage_target
 from fluxdrive.triage.scoring import not_prose
-from fluxdrive.workspace import Target
+from fluxdrive.workspace import Target, resolve_target
 
 Ask = Callable[[str], str]
+TargetArg = str | Path | Sequence[str | Path] | None
 
 
 @dataclass(frozen=True)
 class ReviewPlan:
-    """What a launch runs: stages from triage after the gate and the cost model, and the routed content."""
+    """A review decided and not yet run: what :func:`~fluxdrive.launch.execute.execute` runs."""
+
+    target: Target
+    settings: ReviewSettings
+    config: Config
+    triage: Triage
+    runtimes: RuntimePool  # the runtimes the plan was checked against, created once for this review
+    notes: tuple[str, ...] = ()  # said once, with the verdict: the config's, triage's and the steps'
+    steps: tuple[str, ...] = ()  # what planning decided, one line each (the staging, the budget)
+    model_calls: tuple[dict[str, Any], ...] = ()  # calls made while planning (--llm-triage)
+    secrets: frozenset[str] = frozenset()  # the tree's secret values, masked in every output of the run
+    baseline: Baseline | None = None
+    imports: tuple[SarifImport, ...] = ()
+
+    @property
+    def stage1(self) -> list[str]:
+        """The agents that run first."""
+        return [a.name for a in self.triage.in_stage(1)]
+
+    def with_triage(self, triage: Triage) -> ReviewPlan:
+        """The plan after a person edited its triage at the approval gate."""
+        return dataclasses.replace(self, triage=triage)
+
+
+def plan_review(target: TargetArg, settings: ReviewSettings | None = None, *, ask: Ask | None = None) -> ReviewPlan:
+    """Decide the review of ``target`` (a path; several paths, reviewed together; ``-`` with
+    ``settings.stdin_text``; or None with a diff). ``ask`` answers the budget question on a terminal."""
+    settings = _since_last(settings or ReviewSettings(), target)
+    with known_secrets() as secrets:
+        given = target if target is None or isinstance(target, str | Path) else [str(t) for t in target]
+        resolved = resolve_target(
+            given if given is None or isinstance(given, list) else str(given),
+            diff_ref=settings.diff_ref,
+            staged=settings.staged,
+            stdin_text=settings.stdin_text,
+            cwd=settings.cwd,
+            project=settings.project,
+        )
+        found = collect_secrets(Path(resolved.root), extra_texts=[t for t in (resolved.diff_text,) if t])
+        secrets.add(found)
+        config, config_notes = effective_config(settings, resolved)
+        baseline = load_baseline(Path(settings.baseline)) if settings.baseline is not None else None
+        imports = _imports(settings, config, resolved)  # a bad SARIF file ends the review here: one line, exit 2
+        runtimes = runtime_pool(settings)
+        if settings.llm_triage:
+            from fluxdrive.runtimes.registry import require_llm_extra
+
+            require_llm_extra()
+        result = triage_target(resolved, config, use_cache=settings.use_cache)
+        plan = ReviewPlan(resolved, settings, config, result, runtimes, secrets=found, baseline=baseline)
+        plan = dataclasses.replace(plan, imports=tuple(imports))
+        return _steps(plan, list(config_notes), ask)
+
+
+def _steps(plan: ReviewPlan, config_notes: list[str], ask: Ask | None) -> ReviewPlan:
+    """The planning steps, in order, over the frozen triage."""
+    settings, config, runtimes = plan.settings, plan.config, plan.runtimes
+    result, steps, calls = plan.triage, [], []
+    if settings.llm_triage:
+        from fluxdrive.launch.llm_triage import refine
+
+        refined = refine(result, settings.model or config.llm.model)
+        result, steps = refined.triage, [refined.note]
+        calls += [refined.call] if refined.call is not None else []
+    notes: list[str] = []
+    if settings.agents:
+        result, notes = explicit_roster(result, settings.agents, settings.agents_chosen_by)
+    result, unrunnable = drop_unrunnable(result, runtimes, config)
+    result, staging = apply_cost_model(result, runtimes, config, settings.model)
+    steps.append(staging)
+    budget = enforce_budget(
+        result,
+        runtimes,
+        config,
+        model=settings.model,
+        over_budget=settings.over_budget,
+        ask=None if settings.yes else ask,
+    )
+    steps += [budget] if budget else []
+    return dataclasses.replace(
+        plan,
+        triage=result,
+        notes=(*config_notes, *result.notes, *notes, *unrunnable),
+        steps=tuple(steps),
+        model_calls=tuple(calls),
+    )
+
+
+def verify(plan: ReviewPlan) -> None:
+    """Every planned agent's runtime can run here: an unknown model, a missing key or CLI is one line and
+    exit 2 before anything is asked or written (planning alone, ``fluxdrive triage``, needs none of them)."""
+    root = Path(plan.target.root)
+    plan.runtimes.preflight(plan.config, root)
+    planned = [plan.triage.roster.agents[a.name] for a in plan.triage.agents if a.stage in (1, 2, "pool")]
+    plan.runtimes.check(planned, plan.config, root)
+
+
+def effective_config(settings: ReviewSettings, target: Target) -> tuple[Config, list[str]]:
+    """The config a review runs with (a diff: under its base commit's project settings) and what was ignored
+    from it: the settings' own Config, else the project's files, with the settings' overrides on top."""
+    from fluxdrive.config import load_config
+
+    flags = dict(settings.overrides)
+    if settings.config is not None:
+        return _overridden(settings.config, flags), []
+    loaded = load_config(
+        Path(target.root),
+        flags=flags,
+        flag_labels={k: f"flag --set {k}" for k in flags},
+        revision=target.settings_revision,
+    )
+    return loaded.config, loaded.notes()
+
+
+def _overridden(config: Config, keys: Mapping[str, Any]) -> Config:
+    """``config`` with dotted ``section.key`` values set (a library caller's Config and the review's flags)."""
+    sections: dict[str, dict[str, Any]] = {}
+    for dotted, value in keys.items():
+        section, _, key = dotted.partition(".")
+        sections.setdefault(section, {})[key] = value
+    update = {name: getattr(config, name).model_copy(update=values) for name, values in sections.items()}
+    return config.model_copy(update=update) if update else config
+
+
+def runtime_pool(settings: ReviewSettings) -> RuntimePool:
+    """The review's runtimes (an unknown runtime name fails now, with a suggestion)."""
+    if isinstance(settings.runtime, str):
+        runtime_class(settings.runtime)
+    return RuntimePool(settings.runtime, settings.model)
+
+
+def _imports(settings: ReviewSettings, config: Config, target: Target) -> list[SarifImport]:
+    """``--import-sarif`` and ``imports.sarif``, read now: a missing or invalid file fails before anything runs."""
+    if not settings.import_sarif and not config.imports.sarif:
+        return []
+    from fluxdrive.imports import load_imports
+
+    cwd = Path(settings.cwd) if settings.cwd is not None else Path.cwd()
+    return load_imports(settings.import_sarif, config.imports.sarif, Path(target.root), cwd)
+
+
+def _since_last(settings: ReviewSettings, target: object) -> ReviewSettings:
+    """``--since-last``: the diff since the commit this branch's last review saw (refused with a target or ref)."""
+    if not settings.since_last:
+        return settings
+    if target is not None or settings.diff_ref is not None or settings.staged:
+        raise UsageError("--since-last picks the diff itself; do not also pass a TARGET, --diff or --staged")
+    start = Path(settings.cwd or Path.cwd()) if settings.project is None else Path(settings.project)
+    root = find_project_root(start)
+    branch = current_branch(root)
+    if branch is None:
+        raise UsageError("--since-last needs a branch, and HEAD is detached", hint="check out a branch, or use --diff")
+    commit = since_last(root, branch)
+    if commit is None:
+        raise UsageError(
+            f"no earlier review of branch {branch} is recorded", hint="review once without --since-last first"
+        )
+    return settings.but(diff_ref=commit, project=root)
+
+
+@dataclass(frozen=True)
+class StagePlan:
+    """What a launch runs: stages from the approved plan, and the routed content."""
 
     stage1: tuple[str, ...]
     stage2: tuple[str, ...]
@@ -61,18 +242,18 @@ class ReviewPlan:
         return (*self.stage2, *self.pool)
 
 
-def make_plan(result: Triage, target: Target, config: Config, output_dir: Path) -> ReviewPlan:
-    """Freeze the approved triage into a plan and route each agent's content."""
+def stage_plan(result: Triage, target: Target, config: Config, output_dir: Path) -> StagePlan:
+    """Freeze the approved triage into stages and route each agent's content."""
     stage1 = tuple(a.name for a in result.in_stage(1))
     stage2 = tuple(a.name for a in result.in_stage(2))
     pool = tuple(a.name for a in result.in_stage("pool"))
     everyone = [result.roster.agents[n] for n in (*stage1, *stage2, *pool)]
     content = route_content(target, result.profile, everyone, output_dir, config.slicing)
     evidence = {a.name: tuple(a.evidence) for a in result.agents if a.evidence_units and not a.prefiltered}
-    return ReviewPlan(stage1, stage2, pool, result.staged, evidence, content)
+    return StagePlan(stage1, stage2, pool, result.staged, evidence, content)
 
 
-def explicit_roster(result: Triage, names: Sequence[str], chosen_by: str = "--agents") -> list[str]:
+def explicit_roster(result: Triage, names: Sequence[str], chosen_by: str = "--agents") -> tuple[Triage, list[str]]:
     """``--agents a,b,c`` (or the gate's plan, ``chosen_by``): exactly these agents, all in Stage 1; notes for
     those that scored 0."""
     wanted = [result.roster.get(f"fd-{n}" if f"fd-{n}" in result.roster.agents else n).name for n in names]
@@ -85,25 +266,31 @@ def explicit_roster(result: Triage, names: Sequence[str], chosen_by: str = "--ag
         for name in wanted
         if name not in scores or scores[name].base_score == 0
     ]
-    result.overrides.removed = {a.name for a in result.agents if a.name not in wanted}
-    result.overrides.added = {n: max(scores[n].final_score if n in scores else 0.0, 1.0) for n in wanted}
-    result.overrides.promoted = set(wanted)
-    result.unstage(f"the agents were chosen by {chosen_by}")
-    return notes
+    overrides = dataclasses.replace(
+        result.overrides,
+        removed=frozenset(a.name for a in result.agents if a.name not in wanted),
+        added={n: max(scores[n].final_score if n in scores else 0.0, 1.0) for n in wanted},
+        promoted=frozenset(wanted),
+    )
+    chosen = dataclasses.replace(result, overrides=overrides)
+    return chosen.unstaged(f"the agents were chosen by {chosen_by}"), notes
 
 
-def skip_model_only(result: Triage, pool: RuntimePool, config: Config) -> list[str]:
-    """Agents that need a model (``static: {offline: false}``, e.g. generated domain agents) cannot run on
-    the static runtime: they leave the plan before anything is asked or dispatched, each with a note."""
-    skipped = []
+def drop_unrunnable(result: Triage, runtimes: RuntimePool, config: Config) -> tuple[Triage, list[str]]:
+    """Agents their runtime cannot run (``Runtime.can_run``: e.g. a generated domain agent that needs a model,
+    on the static runtime) leave the plan before anything is asked or dispatched, each with a note."""
+    dropped = []
     for record in result.agents:
         agent = result.roster.agents[record.name]
-        if record.stage in (1, 2, "pool") and not agent.static.offline and pool.name_for(agent, config) == "static":
-            skipped.append(agent.name)
-    if skipped:
-        result.overrides.removed.update(skipped)
-        result.recompute()
-    return [f"{n} needs a model: not run on the static runtime (use --runtime llm or [agents.{n}])" for n in skipped]
+        if record.stage in (1, 2, "pool") and not runtimes.for_agent(agent, config).can_run(agent):
+            dropped.append((agent.name, runtimes.name_for(agent, config)))
+    if not dropped:
+        return result, []
+    result = result.with_overrides(result.overrides.remove(*(name for name, _runtime in dropped)))
+    return result, [
+        f"{name} needs a model: not run on the {runtime} runtime (use --runtime llm or [agents.{name}])"
+        for name, runtime in dropped
+    ]
 
 
 def model_of(agent: AgentDefinition, config: Config, model: str | None) -> str | None:
@@ -134,47 +321,55 @@ def price(
         result.profile,
         list(agents),
         config,
-        runtime_of=lambda a: (pool.name_for(a, config), model_of(a, config, model)),
+        runtime_of=lambda a: (pool.for_agent(a, config).costs_tokens, model_of(a, config, model)),
         sliced=lambda name: may_slice(kind, result.profile, result.roster.agents[name], config.slicing),
         past=past,
     )
 
 
-def apply_cost_model(result: Triage, pool: RuntimePool, config: Config, model: str | None = None) -> str:
-    """Unstage the triage when every candidate fits the budget; the line saying what was decided."""
+def apply_cost_model(
+    result: Triage, runtimes: RuntimePool, config: Config, model: str | None = None
+) -> tuple[Triage, str]:
+    """The triage unstaged when every candidate fits the budget, and the line saying what was decided."""
     if not result.staged:
-        return f"Staging: none ({result.staging_note})"
+        return result, f"Staging: none ({result.staging_note})"
     if config.selection.staging == "always":
-        result.staging_note = "selection.staging = always"
-        return f"Staging: {result.staging_note}"
+        result = result.with_staging_note("selection.staging = always")
+        return result, f"Staging: {result.staging_note}"
     if config.selection.staging == "never":
-        result.unstage("selection.staging = never")
-        return f"Staging: none ({result.staging_note})"
+        result = result.unstaged("selection.staging = never")
+        return result, f"Staging: none ({result.staging_note})"
     candidates = [
         result.roster.agents[a.name]
         for a in result.agents
         if a.base_score >= 1 and a.name not in result.overrides.removed
     ]
-    found = price(result, candidates, pool, config, model)
+    found = price(result, candidates, runtimes, config, model)
     if found.tokens == 0:
-        free = _free_agents(result, pool, config)
-        result.unstage(f"offline, no tokens: all {len(free)} reviewers run, whatever they scored", free=free)
+        free = _free_agents(result, runtimes, config)
+        result = result.unstaged(f"offline, no tokens: all {len(free)} reviewers run, whatever they scored", free=free)
     elif not found.over:
-        result.unstage(
+        result = result.unstaged(
             f"all {len(candidates)} candidates fit the {found.budget_key} budget: "
             f"about {found.tokens:,} of {found.budget:,} tokens"
         )
     else:
-        result.staging_note = (
+        result = result.with_staging_note(
             f"all {len(candidates)} candidates would use about {found.tokens:,} tokens, "
             f"over the {found.budget_key} budget of {found.budget:,}"
         )
-        return f"Staging: {result.staging_note}"
-    return f"Staging: none ({result.staging_note})"
+        return result, f"Staging: {result.staging_note}"
+    return result, f"Staging: none ({result.staging_note})"
 
 
-def _free_agents(result: Triage, pool: RuntimePool, config: Config) -> frozenset[str]:
-    """Review agents that cost nothing here: on the static runtime, runnable offline, not removed.
+def _costless(agent: AgentDefinition, runtimes: RuntimePool, config: Config) -> bool:
+    """True when ``agent``'s runtime spends no tokens on it (and can run it at all)."""
+    runtime = runtimes.for_agent(agent, config)
+    return not runtime.costs_tokens and runtime.can_run(agent)
+
+
+def _free_agents(result: Triage, runtimes: RuntimePool, config: Config) -> frozenset[str]:
+    """Review agents that cost nothing here: on a runtime that spends no tokens and can run them, not removed.
 
     Offline, relevance is decided by each agent's own checks, not by words: a
     plan with no rollback section never says "rollback", and fd-user-product's
@@ -189,8 +384,7 @@ def _free_agents(result: Triage, pool: RuntimePool, config: Config) -> frozenset
         for a in result.agents
         if a.name not in result.overrides.removed
         and not (code and result.roster.agents[a.name].prefilter.documents_only)
-        and result.roster.agents[a.name].static.offline
-        and pool.name_for(result.roster.agents[a.name], config) == "static"
+        and _costless(result.roster.agents[a.name], runtimes, config)
     )
 
 
@@ -208,7 +402,7 @@ def enforce_budget(
     Over budget, a terminal asks (``ask``) and a script needs ``over_budget``.
     """
     planned = [result.roster.agents[a.name] for a in result.agents if a.stage in (1, 2)]
-    if config.budget.enforcement == "off" or all(pool.name_for(a, config) == "static" for a in planned):
+    if config.budget.enforcement == "off" or not any(pool.for_agent(a, config).costs_tokens for a in planned):
         return None
     found = price(result, planned, pool, config, model)
     if found.over and not over_budget:

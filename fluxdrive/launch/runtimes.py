@@ -16,24 +16,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import Config
-from fluxdrive.runtimes import Runtime, runtime_class
-
-
-class DispatchBackend(Protocol):
-    """Where agents execute. The local backend is no backend at all (None): each runtime runs in this process.
-
-    A backend wraps each runtime instance once; the wrapper is itself a
-    :class:`Runtime`, so the dispatcher, the guard (timeouts, retries,
-    stubs) and the completion contract work unchanged whatever the backend.
-    """
-
-    def wrap(self, runtime: Runtime, model: str | None) -> Runtime:
-        """The runtime the dispatcher should call for ``runtime``'s agents (``model``: what it was created with)."""
-        ...
+from fluxdrive.runtimes import Backend, Runtime, runtime_class
 
 
 @dataclass
@@ -42,8 +28,14 @@ class RuntimePool:
 
     default: str | Runtime = "static"
     model: str | None = None
-    backend: DispatchBackend | None = None
+    backend: Backend | None = None  # None: every runtime runs its agents in this process
     _made: dict[str, Runtime] = field(default_factory=dict)
+
+    def use(self, backend: Backend) -> None:
+        """Run on ``backend`` from now on; each runtime decides what it distributes there
+        (:meth:`~fluxdrive.runtimes.Runtime.distribute`)."""
+        self.backend = backend
+        self._made = {name: runtime.distribute(backend, self.model) for name, runtime in self._made.items()}
 
     def name_for(self, agent: AgentDefinition, config: Config) -> str:
         """The runtime name that runs ``agent``."""
@@ -61,7 +53,7 @@ class RuntimePool:
                 made = self.default
             else:
                 made = runtime_class(name).create(self.model)
-            self._made[name] = made if self.backend is None else self.backend.wrap(made, self.model)
+            self._made[name] = made if self.backend is None else made.distribute(self.backend, self.model)
         return self._made[name]
 
     def for_agent(self, agent: AgentDefinition, config: Config) -> Runtime:

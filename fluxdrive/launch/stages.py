@@ -1,7 +1,7 @@
 """The launch phases of one review: Stage 1, research, the expansion decision, Stage 2.
 
 State and dependencies are kept apart (the way pydantic-ai separates a
-run's state from its deps): :class:`~fluxdrive.launch.plan.ReviewPlan` says
+run's state from its deps): :class:`~fluxdrive.launch.plan.StagePlan` says
 what runs, :class:`ReviewDeps` holds what the phases use but do not decide
 (the runtimes, progress, a person to ask, the knowledge store), and each
 phase leaves a typed result in :class:`LaunchRecord` - which
@@ -28,7 +28,7 @@ from fluxdrive.launch.dropout import Dropout, assess_dropout, render_dropout
 from fluxdrive.launch.expansion import Decision, choose, decide, render_decision
 from fluxdrive.launch.knowledge import ReviewKnowledge
 from fluxdrive.launch.monitor import Monitor
-from fluxdrive.launch.plan import ReviewPlan
+from fluxdrive.launch.plan import StagePlan
 from fluxdrive.launch.progress import Progress
 from fluxdrive.launch.prompts import PromptContext, render_prompt, save_prompt
 from fluxdrive.launch.research import EXECUTORS, ResearchExecutor, ResearchOutcome, find_triggers, run_research
@@ -106,7 +106,7 @@ class Launcher:
     """Runs the phases of one plan, in order, and records each one's result."""
 
     def __init__(
-        self, result: Triage, target: Target, config: Config, plan: ReviewPlan, deps: ReviewDeps, output_dir: Path
+        self, result: Triage, target: Target, config: Config, plan: StagePlan, deps: ReviewDeps, output_dir: Path
     ) -> None:
         self.triage, self.target, self.config, self.plan, self.deps = result, target, config, plan, deps
         self.output_dir = output_dir

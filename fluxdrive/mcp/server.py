@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import os
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -46,6 +45,7 @@ from fluxdrive.core.confine import confine, read_confined
 from fluxdrive.core.interrupt import Interrupt
 from fluxdrive.core.masking import scrub
 from fluxdrive.errors import FluxdriveError, InputError, UsageError
+from fluxdrive.runs.directory import RunDirectory
 
 if TYPE_CHECKING:
     from fluxdrive.launch.progress import Progress
@@ -307,7 +307,7 @@ def _review(
     interrupt: Interrupt | None = None,
     import_sarif: list[str] | None = None,
 ) -> str:
-    from fluxdrive.launch.review import ReviewOptions, run_review
+    from fluxdrive import api
 
     path = _target(root, target, diff_ref)
     if agents is not None and len(agents) > MAX_ITEMS:
@@ -318,25 +318,23 @@ def _review(
     sarif = [root.inside(p, "import_sarif file") for p in import_sarif or []]
     for value, what in [(runtime, "runtime"), (model or "", "model"), *((a, "agent name") for a in agents or [])]:
         _short(value, what)
-    options = ReviewOptions(
+    settings = api.ReviewSettings(
         yes=True,
         expand=expand,
-        agents=agents,
+        agents=tuple(agents or ()),
         runtime=runtime,
         model=model,
         over_budget=over_budget,
         diff_ref=diff_ref,
         cwd=root.path,
-        progress=progress,
-        interrupt=interrupt,
-        import_sarif=sarif,
+        import_sarif=tuple(sarif),
     )
-    run = run_review(path, options)
+    run = api.run(path, settings, api.Interaction(progress=progress, interrupt=interrupt))
     if run.synthesis is None:
         reason = "interrupted" if run.interrupted else "no agent report was written"
         return f"No verdict: {reason}. Output directory: {root.relative(run.output_dir)}\n"
     seconds = {n: r.usage.wall_s for n, r in (run.manifest.agents.items() if run.manifest else []) if r.usage}
-    notes = "".join(f"note: {n}\n" for n in dict.fromkeys(run.notes))
+    notes = "".join(f"note: {n}\n" for n in run.notes)
     return f"Output directory: {root.relative(run.output_dir)}\n" + _summary(run.synthesis, run.files, seconds) + notes
 
 
@@ -352,19 +350,18 @@ def _research(root: _Root, question: str, scope: str, model: str | None, depth: 
 
 
 def _triage(root: _Root, target: str, diff_ref: str | None) -> str:
-    from fluxdrive.config import load_config
-    from fluxdrive.triage import render_table, triage_target, write_outputs
-    from fluxdrive.workspace import claim_output_dir, output_dir_for, resolve_target, run_lock
+    """The plan ``review`` would run (the same planning steps as the CLI's ``triage``), written, not run."""
+    from fluxdrive.api import ReviewSettings, plan_review
+    from fluxdrive.launch.execute import write_plan
+    from fluxdrive.triage import render_table
 
-    resolved = resolve_target(_target(root, target, diff_ref), diff_ref=diff_ref, cwd=root.path)
-    loaded = load_config(resolved.root, revision=resolved.settings_revision)
-    directory = claim_output_dir(output_dir_for(resolved, None), resolved)
-    with run_lock(directory, command="triage"):
-        result = triage_target(resolved, loaded.config)
-        write_outputs(result, directory)
-    notes = "".join(f"note: {n}\n" for n in [*loaded.notes(), *result.notes])
+    settings = ReviewSettings(diff_ref=diff_ref, cwd=root.path, over_budget=True, yes=True)
+    plan = plan_review(_target(root, target, diff_ref), settings)
+    directory = write_plan(plan, command="triage")
+    budget = [s for s in plan.steps if s.startswith("Budget:")]
+    notes = "".join(f"note: {n}\n" for n in [*plan.notes, *budget])
     written = f"Written: {root.relative(directory)}/triage.json, triage-table.md, input-profile.json"
-    return f"{render_table(result)}\n{notes}{written}\n"
+    return f"{render_table(plan.triage)}\n{notes}{written}\n"
 
 
 # What synthesis opens in an output directory: agent reports (and their .partial), the run manifest, the peer
@@ -384,29 +381,20 @@ def _synthesize(root: _Root, output_dir: str) -> str:
     return _summary(result, write_reports(result))
 
 
-def _entries(document: dict[str, object], key: str) -> list[dict[str, object]]:
-    """The objects listed under ``key`` of findings.json; anything else there is skipped, not a crash."""
-    items = document.get(key)
-    return [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
+def _run(root: _Root, output_dir: str) -> RunDirectory:
+    """The run at ``output_dir``, every read confined to the served root and named as the assistant passed it."""
+    return RunDirectory(root.output_dir(output_dir), root=root.path, label=repr(output_dir), limit=MAX_READ_BYTES)
 
 
 def _finding(root: _Root, output_dir: str, finding_id: str) -> str:
     if not _FINDING_ID.match(_short(finding_id, "finding_id")):
         raise UsageError(f"not a finding id: {finding_id!r}", hint="ids look like P0-1 or IMP-2")
-    path = root.output_dir(output_dir) / "findings.json"
-    if not os.path.lexists(path):
-        raise InputError(f"no findings.json in {output_dir!r}", hint="run review or synthesize first")
-    rerun = "run synthesize(output_dir) to write it again"
-    try:
-        document = json.loads(root.read(path, "findings.json"))
-    except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON, nested too deep
-        raise InputError(f"findings.json in {output_dir!r} is not valid JSON ({exc})", hint=rerun) from None
-    if not isinstance(document, dict):
-        raise InputError(f"findings.json in {output_dir!r} is not a JSON object", hint=rerun)
-    for item in [*_entries(document, "findings"), *_entries(document, "improvements")]:
-        if item.get("id") == finding_id:
-            return json.dumps(item, indent=2, sort_keys=True) + "\n"
-    known = ", ".join(str(f.get("id")) for f in _entries(document, "findings")[:20]) or "none"
+    document = _run(root, output_dir).findings()
+    found = {f.id: f.model_dump(mode="json") for f in document.findings}
+    found |= {f.id: f.model_dump(mode="json") for f in document.improvements}
+    if finding_id in found:
+        return json.dumps(found[finding_id], indent=2, sort_keys=True) + "\n"
+    known = ", ".join(f.id for f in document.findings[:20]) or "none"
     raise UsageError(f"no finding {finding_id} in {output_dir!r}", hint=f"known ids: {known}")
 
 
@@ -415,24 +403,21 @@ def _report(root: _Root, output_dir: str, agent: str, offset: int, max_chars: in
         raise UsageError(f"not an agent name: {agent!r}", hint="agent names look like fd-safety")
     if offset < 0 or not 1 <= max_chars <= 50_000:
         raise UsageError("offset must be >= 0 and max_chars between 1 and 50,000")
-    directory = root.output_dir(output_dir)
-    candidates = (directory / f"{agent}.md", directory / f"{agent}.md.partial")
-    path = next((p for p in candidates if os.path.lexists(p)), None)
-    if path is None:
-        raise InputError(f"no report for {agent} in {output_dir!r}", hint="verdicts(output_dir) lists the agents")
-    text = root.read(path, "report").decode("utf-8", errors="replace")
+    run = _run(root, output_dir)
+    path = run.report_file(agent, partial=True)
+    text = run.report(agent, partial=True)
     page = text[offset : offset + max_chars]
     end = offset + len(page)
     more = f"[{len(text) - end:,} more characters: report(..., offset={end})]\n" if end < len(text) else ""
-    return f"{path.name}, characters {offset:,}-{end:,} of {len(text):,}\n{page}\n{more}"
+    return f"{path.name if path else agent}, characters {offset:,}-{end:,} of {len(text):,}\n{page}\n{more}"
 
 
 def _verdicts(root: _Root, output_dir: str, attention_only: bool) -> str:
-    from fluxdrive.exchange.verdicts import attention, count_by_status, load_verdicts, render_table, total_tokens
+    from fluxdrive.exchange.verdicts import attention, count_by_status, render_table, total_tokens
 
-    directory = root.output_dir(output_dir)
-    root.check_inputs(directory, ("verdicts", "verdicts/*.json"))  # records directly in it: load_verdicts confines
-    found = load_verdicts(directory)
+    run = _run(root, output_dir)
+    root.check_inputs(run.path, ("verdicts", "verdicts/*.json"))  # records directly in it: load_verdicts confines
+    found = run.verdicts()
     records = attention(found.records) if attention_only else found.records
     notes = "".join(f"note: {_one_line(p)}\n" for p in found.problems)
     if not records:
@@ -442,11 +427,9 @@ def _verdicts(root: _Root, output_dir: str, attention_only: bool) -> str:
 
 
 def _peer_findings(root: _Root, output_dir: str, severity: Literal["blocking", "notable", "all"]) -> str:
-    from fluxdrive.exchange.channel import read
-
-    directory = root.output_dir(output_dir)
-    root.check_inputs(directory, ("peer-findings.jsonl",))
-    channel = read(directory / "peer-findings.jsonl", severity=severity)
+    run = _run(root, output_dir)
+    root.check_inputs(run.path, ("peer-findings.jsonl",))
+    channel = run.peer_findings(severity)
     if not channel.findings:
         return "No peer findings shared.\n"
     lines = []

@@ -3,6 +3,7 @@
 from fluxdrive.runtimes.base import (
     AgentResult,
     AgentTask,
+    Backend,
     Outcome,
     Provenance,
     ReviewContent,
@@ -15,6 +16,7 @@ from fluxdrive.runtimes.registry import available, register, runtime_class
 __all__ = [
     "AgentResult",
     "AgentTask",
+    "Backend",
     "Outcome",
     "Provenance",
     "ReviewContent",

@@ -223,7 +223,3 @@ class Backend(Protocol):
     def capacity(self) -> int:
         """How many tasks can run at once (the cluster's CPUs)."""
         ...
-
-    def placement(self) -> list[str]:
-        """Where work ran, for run.json."""
-        ...

@@ -1,6 +1,6 @@
 """Many reviews as jobs: ``fluxdrive fleet run REPOS.txt`` and :func:`run_fleet`.
 
-Each repository is reviewed by an ordinary :func:`~fluxdrive.launch.review.run_review`
+Each repository is reviewed by an ordinary :func:`~fluxdrive.api.run`
 in its own worker - a Ray task on a cluster, a local process otherwise - with
 at most ``max_parallel`` in flight (Ray gets them as the window frees up, so
 a thousand repositories never flood the scheduler). Every review writes its
@@ -25,8 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fluxdrive import api
 from fluxdrive.core.pool import worker_pool
 from fluxdrive.errors import FluxdriveError, InputError
+from fluxdrive.launch.execute import Interaction
+from fluxdrive.launch.progress import Recorder
+from fluxdrive.launch.settings import ReviewSettings
 from fluxdrive.scale import ray_session
 
 SEVERITIES = ("P0", "P1", "P2", "P3")
@@ -104,24 +108,20 @@ def output_dir_under(root: Path, repo: Path) -> Path:
 
 def review_one(job: FleetJob) -> FleetRow:
     """Review one repository (in a worker); any failure is the row's error."""
-    from fluxdrive.launch.progress import Recorder
-    from fluxdrive.launch.review import ReviewOptions, run_review
-
     started = time.monotonic()
     node = ray_session.node_id()
-    options = ReviewOptions(
+    settings = ReviewSettings(
         yes=True,
         expand="recommended",
         runtime=job.runtime,
         model=job.model,
-        agents=list(job.agents) if job.agents else None,
+        agents=tuple(job.agents or ()),
         output_dir=Path(job.output_dir) if job.output_dir else None,
-        settings=dict(job.settings),
-        progress=Recorder(),
+        overrides=dict(job.settings),
         project=Path(job.repo),
     )
     try:
-        run = run_review(job.repo, options)
+        run = api.run(job.repo, settings, Interaction(progress=Recorder()))
     except FluxdriveError as exc:
         return _failed(job, exc.one_line(), started, node)
     except Exception as exc:  # a worker must bring back a row, whatever happened

@@ -26,8 +26,10 @@ it, a task on the driver's machine (or on a shared file system) appends to
 the driver's ``peer-findings.jsonl`` directly; a task elsewhere has only its
 own.
 
-The static runtime is not wrapped: its agents share one analysis, which is
-what it distributes (:mod:`fluxdrive.scale.shards`).
+A runtime decides what it distributes (``Runtime.distribute``): by default
+its agents become Ray tasks (:meth:`RayBackend.ship`); the static runtime
+keeps its agents here and spreads its one shared analysis over the cluster
+through :meth:`RayBackend.map`.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import dataclasses
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,9 +49,13 @@ from fluxdrive.contracts import output_path, write_agent_output
 from fluxdrive.exchange import channel
 from fluxdrive.exchange import stream as channel_stream
 from fluxdrive.runtimes import AgentResult, AgentTask, Provenance, Runtime, runtime_class
-from fluxdrive.runtimes.static.runtime import StaticRuntime
 from fluxdrive.scale import bundle, ray_session
-from fluxdrive.scale.shards import RayShards
+
+
+def _on_node(function: Callable[..., Any], *job: Any) -> tuple[Any, str]:
+    """``function(*job)`` in a Ray task, and the node it ran on."""
+    return function(*job), ray_session.node_id()
+
 
 STREAM_MARKER = channel_stream.MARKER  # the run's Redis binding, next to the channel file
 # Exceptions that mean the node or the worker process went away, not that the agent failed.
@@ -202,24 +209,33 @@ def _unwrapped(exc: BaseException) -> BaseException:
 class RayBackend:
     """The review's connection to the cluster, and how agent tasks are declared on it."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, address: str, config: Config) -> None:
         self.config = config
-        self.address = config.dispatch.cluster or ""
+        self.address = address
         self._bundles: dict[tuple[str, tuple[str, ...]], bundle.Bundle] = {}
 
     @classmethod
-    def connect(cls, config: Config) -> RayBackend:
+    def connect(cls, address: str, config: Config) -> RayBackend:
         """Connect now (an unreachable cluster is one line and exit 2, before anything is written)."""
-        ray_session.connect(config.dispatch.cluster or "")
-        return cls(config)
+        ray_session.connect(address)
+        return cls(address, config)
 
-    def wrap(self, runtime: Runtime, model: str | None) -> Runtime:
-        """Agents of every runtime run as Ray tasks - except the static runtime's: they share one analysis,
-        whose per-file pass is what goes to the cluster (:mod:`fluxdrive.scale.shards`)."""
-        if isinstance(runtime, StaticRuntime):
-            runtime.shards = RayShards(self.address, self.config.dispatch.shard_min_lines)
-            return runtime
+    def ship(self, runtime: Runtime, model: str | None) -> Runtime:
+        """Each of ``runtime``'s agents as a Ray task."""
         return RayRuntime(runtime, self, model)
+
+    def map(self, function: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> list[tuple[Any, str]]:
+        """``function(*job)`` as one Ray task per job (one CPU each, retried once if its node dies); each result
+        with the node it ran on, in job order."""
+        ray = ray_session.connect(self.address)
+        remote = ray_session.remote(_on_node, num_cpus=1, max_retries=1)
+        placed: list[tuple[Any, str]] = ray.get([remote.remote(function, *job) for job in jobs])
+        return placed
+
+    def capacity(self) -> int:
+        """The cluster's CPUs."""
+        ray_session.connect(self.address)
+        return ray_session.cluster_cpus()
 
     def job(self, runtime: Runtime, model: str | None, task: AgentTask) -> RemoteTask:
         """The picklable task for one agent run."""

@@ -33,7 +33,5 @@ def triage_target(target: Target, config: Config, *, use_cache: bool = True, his
     except HistoryUnavailableError as exc:  # history is auxiliary: every agent keeps full trust
         trust, unavailable = {}, exc.one_line()
     result = triage(target, profile, detection, roster, config, trust)
-    if unavailable:
-        result.notes.append(f"{unavailable}; trust multipliers not applied")
-    result.notes.extend(roster.notes)
-    return result
+    unapplied = [f"{unavailable}; trust multipliers not applied"] if unavailable else []
+    return result.with_notes([*unapplied, *roster.notes])

@@ -68,13 +68,14 @@ from typing import Any
 
 import yaml
 
+import fluxdrive.core.git as _git
 from fluxdrive.config.model import DomainsConfig
-from fluxdrive.core import git as _git
 from fluxdrive.core.atomic import atomic_write_text
 from fluxdrive.core.clock import parse_timestamp, utc_timestamp
 from fluxdrive.core.confine import OutsideRootError, read_confined
 from fluxdrive.core.project import project_file
 from fluxdrive.core.structured import load_json, load_yaml
+from fluxdrive.core.walk import SKIPPED_DIRS
 from fluxdrive.errors import FluxdriveError
 from fluxdrive.triage.profile import CODE_LANGUAGES, MANIFEST_LANGUAGES, language_of
 
@@ -88,10 +89,10 @@ KEYWORD_CAP = 0.3
 GENERIC_EXTRA_CONFIDENCE = 0.75
 CACHE_FILE = Path(".fluxdrive") / "domains.yaml"
 CACHE_VERSION = 1
-# .fluxdrive holds our own config and agents: it says nothing about the project's domain.
-SKIP_DIRS = {
-    ".fluxdrive", ".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", "target", "vendor", ".tox",
-}  # fmt: skip
+# The one skip policy every walk shares (.fluxdrive, our own config and agents, included: it says nothing
+# about the project's domain), widened to vendored code and Rust/Maven build output (``target``), which
+# would speak for someone else's domain; the review itself still lists those files.
+SKIP_DIRS = SKIPPED_DIRS | {"target", "vendor"}
 # Directories that show, exercise or help build the product without being it: named, never read.
 NOT_PRODUCT = {
     "examples", "example", "samples", "sample", "demo", "demos", "test", "tests", "testdata", "fixtures", "docs",

@@ -9,7 +9,8 @@ gate can edit and that launch consumes. ``write_outputs`` leaves
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,19 +27,21 @@ SCHEMA_VERSION = 1
 TEXT_LIMIT = 4_000_000
 
 
-@dataclass
+@dataclass(frozen=True)
 class Triage:
-    """Everything phase 1 decided, and what the gate changed."""
+    """Everything phase 1 decided: a value. Each later decision (the gate, ``--agents``, the cost model, a
+    model's scores) is a step that returns a new Triage, so what triage decided stays inspectable and the
+    same steps in the same order give the same plan at every front door."""
 
     target: Target
     profile: InputProfile
     detection: Detection
     ceiling: Ceiling
-    agents: list[AgentScore]
+    agents: tuple[AgentScore, ...]
     roster: Roster
     config: Config
     overrides: Overrides = field(default_factory=Overrides)
-    notes: list[str] = field(default_factory=list)
+    notes: tuple[str, ...] = ()
     staged: bool = True  # False: the whole roster fits the budget, every candidate is Stage 1
     staging_note: str = ""
     free: frozenset[str] = frozenset()  # agents that cost nothing: unstaged, they run whatever they scored
@@ -52,21 +55,25 @@ class Triage:
         """Agents assigned to a stage (1, 2 or "pool"), in score order."""
         return [a for a in self.agents if a.stage == stage]
 
-    def recompute(self) -> None:
-        """Apply the gate's overrides and redo selection and stages."""
-        added = [n for n in self.overrides.added if n not in {a.name for a in self.agents}]
-        for name in added:
-            agent = self.roster.get(name)
-            self.agents.append(
-                AgentScore(agent.name, agent.category, base_score=1, rationale="added at the approval gate")
-            )
-        overlaps = {a.name: a.overlaps for a in self.roster if a.overlaps}
-        assign(self.agents, self.ceiling, self.config, self.overrides, overlaps, staged=self.staged, free=self.free)
+    def with_overrides(self, overrides: Overrides) -> Triage:
+        """The plan with ``overrides`` applied: selection and stages redone."""
+        return _assigned(replace(self, overrides=overrides))
 
-    def unstage(self, why: str, *, free: frozenset[str] = frozenset()) -> None:
-        """Run every candidate in Stage 1 (the cost model found the whole roster affordable), and ``free`` too."""
-        self.staged, self.staging_note, self.free = False, why, free
-        self.recompute()
+    def with_scores(self, agents: Sequence[AgentScore]) -> Triage:
+        """The plan with new base scores (``--llm-triage``): selection and stages redone."""
+        return _assigned(replace(self, agents=tuple(agents)))
+
+    def unstaged(self, why: str, *, free: frozenset[str] = frozenset()) -> Triage:
+        """Every candidate in Stage 1 (the cost model found the whole roster affordable), and ``free`` too."""
+        return _assigned(replace(self, staged=False, staging_note=why, free=free))
+
+    def with_staging_note(self, why: str) -> Triage:
+        """The same stages, with why staging applies."""
+        return replace(self, staging_note=why)
+
+    def with_notes(self, notes: Sequence[str], *, first: bool = False) -> Triage:
+        """``notes`` added (``first``: before the others)."""
+        return replace(self, notes=(*notes, *self.notes) if first else (*self.notes, *notes))
 
     def to_json(self) -> dict[str, Any]:
         """``triage.json``."""
@@ -129,8 +136,22 @@ class Triage:
                 "removed": sorted(self.overrides.removed),
                 "added": dict(sorted(self.overrides.added.items())),
             },
-            "notes": self.notes,
+            "notes": list(self.notes),
         }
+
+
+def _assigned(result: Triage) -> Triage:
+    """Selection and stages for ``result``'s overrides and staging, on copies of its records (the rules of
+    :func:`~fluxdrive.triage.scoring.assign` work in place; no earlier Triage sees the change)."""
+    records = [replace(a) for a in result.agents]
+    known = {a.name for a in records}
+    for name in result.overrides.added:
+        if name not in known:
+            agent = result.roster.get(name)
+            records.append(AgentScore(agent.name, agent.category, base_score=1, rationale="added at the approval gate"))
+    overlaps = {a.name: a.overlaps for a in result.roster if a.overlaps}
+    assign(records, result.ceiling, result.config, result.overrides, overlaps, staged=result.staged, free=result.free)
+    return replace(result, agents=tuple(records))
 
 
 def _input_text(profile: InputProfile) -> str:
@@ -160,11 +181,8 @@ def triage(
     if profile.units:
         lift_to_minimum(records, config.selection.min_agents, set())
     limit = ceiling(profile, len(domains), config)
-    result = Triage(
-        target, profile, detection, limit, records, roster, config, notes=list(detection.notes) + profile.notes
-    )
-    result.recompute()
-    return result
+    notes = (*detection.notes, *profile.notes)
+    return _assigned(Triage(target, profile, detection, limit, tuple(records), roster, config, notes=notes))
 
 
 def _cell(value: object) -> str:

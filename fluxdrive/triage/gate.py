@@ -44,7 +44,12 @@ class Reply:
 
     message: str
     decision: Decision | None = None
-    changed: bool = False
+    triage: Triage | None = None  # the edited plan, when the command changed it
+
+    @property
+    def changed(self) -> bool:
+        """True when the command edited the plan."""
+        return self.triage is not None
 
 
 def _name(result: Triage, raw: str) -> str:
@@ -113,31 +118,23 @@ def apply_command(result: Triage, line: str) -> Reply:
     try:
         if verb in ("promote", "demote", "remove") and len(args) == 1:
             name = _name(result, args[0])
-            before = _stage1(result)
             if verb == "promote":
-                overrides.promoted.add(name)
-                overrides.demoted.discard(name)
-                overrides.removed.discard(name)
-                if not any(a.name == name and a.base_score >= 1 for a in result.agents):
-                    overrides.added.setdefault(name, 1.0)
+                unmatched = not any(a.name == name and a.base_score >= 1 for a in result.agents)
+                overrides = overrides.promote(name, add=unmatched)
             elif verb == "demote":
-                overrides.demoted.add(name)
-                overrides.promoted.discard(name)
+                overrides = overrides.demote(name)
             else:
-                overrides.removed.add(name)
-                overrides.promoted.discard(name)
-            result.recompute()
+                overrides = overrides.remove(name)
+            after = result.with_overrides(overrides)
             done = f"{verb}d {name}" if verb != "demote" else f"demoted {name}"
-            return Reply(done + _moved(before, _stage1(result), name), changed=True)
+            return Reply(done + _moved(_stage1(result), _stage1(after), name), triage=after)
         if verb == "add" and len(args) == 2:
             name = _name(result, args[0])
             score = float(args[1])
             if not 0 < score <= result.config.scoring.max_score:
                 return Reply(f"score must be between 0 and {result.config.scoring.max_score:g}")
-            overrides.added[name] = score
-            overrides.removed.discard(name)
-            result.recompute()
-            return Reply(f"added {name} with score {score:g}", changed=True)
+            after = result.with_overrides(overrides.add(name, score))
+            return Reply(f"added {name} with score {score:g}", triage=after)
     except FluxdriveError as exc:
         return Reply(exc.one_line())
     except ValueError:
@@ -147,18 +144,20 @@ def apply_command(result: Triage, line: str) -> Reply:
 
 def run_gate(
     result: Triage, read: Callable[[str], str], write: Callable[[str], None], width: int | None = None
-) -> Decision:
-    """Show the table (aligned for a terminal, not markdown), take commands until approve or reject."""
+) -> tuple[Decision, Triage]:
+    """Show the table (aligned for a terminal, not markdown), take commands until approve or reject; the
+    decision and the plan as the person left it."""
     write(aligned(render_table(result), width))
     while True:
         try:
             line = read(PROMPT)
         except EOFError:
             write("no answer (end of input): rejected, nothing will be dispatched")
-            return Decision.REJECTED
+            return Decision.REJECTED, result
         reply = apply_command(result, line)
         write(reply.message)
         if reply.decision is not None:
-            return reply.decision
-        if reply.changed:
+            return reply.decision, result
+        if reply.triage is not None:
+            result = reply.triage
             write(aligned(render_table(result), width))

@@ -31,6 +31,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
 from fluxdrive.core.confine import read_confined
+from fluxdrive.core.walk import SKIPPED_DIRS
 from fluxdrive.errors import FluxdriveError
 from fluxdrive.workspace import Target, review_files
 
@@ -502,8 +503,12 @@ def project_facts(root: Path) -> ProjectFacts:
     return facts
 
 
+_SHALLOW_SKIPPED = SKIPPED_DIRS | {"vendor"}
+
+
 def _shallow_files(root: Path, depth: int = 3, limit: int = 5_000) -> Iterator[Path]:
-    """Files up to ``depth`` levels below the root (bounded; skips hidden and vendored dirs)."""
+    """Files up to ``depth`` levels below the root (bounded; skips hidden entries, the directories every walk
+    skips and vendored code, which says nothing about the project's own languages)."""
     stack = [(root, 0)]
     seen = 0
     while stack:
@@ -513,14 +518,7 @@ def _shallow_files(root: Path, depth: int = 3, limit: int = 5_000) -> Iterator[P
         except OSError:
             continue
         for entry in entries:
-            if entry.name.startswith(".") or entry.name in {
-                "node_modules",
-                "venv",
-                "__pycache__",
-                "dist",
-                "build",
-                "vendor",
-            }:
+            if entry.name.startswith(".") or entry.name in _SHALLOW_SKIPPED:
                 continue
             if entry.is_dir() and level + 1 < depth:
                 stack.append((entry, level + 1))

@@ -100,14 +100,32 @@ class Ceiling:
     total: int
 
 
-@dataclass
+@dataclass(frozen=True)
 class Overrides:
-    """What a person changed at the approval gate."""
+    """What a person (or ``--agents``) changed about the plan: a value, each edit a new one."""
 
-    promoted: set[str] = field(default_factory=set)
-    demoted: set[str] = field(default_factory=set)
-    removed: set[str] = field(default_factory=set)
-    added: dict[str, float] = field(default_factory=dict)
+    promoted: frozenset[str] = frozenset()
+    demoted: frozenset[str] = frozenset()
+    removed: frozenset[str] = frozenset()
+    added: Mapping[str, float] = field(default_factory=dict)
+
+    def promote(self, name: str, *, add: bool = False) -> Overrides:
+        """Into Stage 1 (``add``: and onto the plan with score 1 when nothing matched its lane)."""
+        added = {**self.added, name: self.added.get(name, 1.0)} if add else self.added
+        return Overrides(self.promoted | {name}, self.demoted - {name}, self.removed - {name}, added)
+
+    def demote(self, name: str) -> Overrides:
+        """Into Stage 2."""
+        return Overrides(self.promoted - {name}, self.demoted | {name}, self.removed, self.added)
+
+    def remove(self, name: str, *more: str) -> Overrides:
+        """Off the plan."""
+        gone = {name, *more}
+        return Overrides(self.promoted - gone, self.demoted, self.removed | gone, self.added)
+
+    def add(self, name: str, score: float) -> Overrides:
+        """Onto the plan with ``score``."""
+        return Overrides(self.promoted, self.demoted, self.removed - {name}, {**self.added, name: score})
 
 
 @dataclass(frozen=True)

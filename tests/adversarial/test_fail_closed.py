@@ -24,7 +24,7 @@ import pytest
 
 from fluxdrive.cli import main
 from fluxdrive.config import load_config
-from fluxdrive.launch.review import ReviewOptions, run_review
+from fluxdrive.api import ReviewOptions, run_review
 from fluxdrive.mcp.server import _summary as mcp_summary
 from fluxdrive.reports import render_codeclimate
 from fluxdrive.runtimes.testing import Crash, Hang, ScriptedRuntime

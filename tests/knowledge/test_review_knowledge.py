@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fluxdrive.knowledge import Entry, Store
-from fluxdrive.launch.review import ReviewOptions, run_review
+from fluxdrive.api import ReviewOptions, run_review
 from tests.conftest import run_fluxdrive
 from tests.triage.conftest import git
 

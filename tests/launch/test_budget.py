@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from fluxdrive.agents import load_roster
+from fluxdrive.api import ReviewOptions, run_review
 from fluxdrive.config import Config
 from fluxdrive.contracts.run_manifest import RunManifest
 from fluxdrive.errors import UsageError
 from fluxdrive.launch.budget import budget_key, estimate
-from fluxdrive.launch.review import ReviewOptions, run_review
 from fluxdrive.launch.slicing import may_slice
 from fluxdrive.runs.history import database_path, estimate_tokens, open_history, record_run
 from fluxdrive.triage.profile import build_profile
@@ -82,7 +82,7 @@ def test_estimates_come_from_history_medians_then_defaults(project: Path) -> Non
         with open_history(database) as connection:
             return estimate_tokens(connection, agent, model, default=default)
 
-    runtimes = {"fd-safety": ("llm", "gpt-4o"), "fd-quality": ("static", None), "fd-correctness": ("llm", "gpt-4o")}
+    runtimes = {"fd-safety": (True, "gpt-4o"), "fd-quality": (False, None), "fd-correctness": (True, "gpt-4o")}
     found = estimate(
         build_profile(resolve_target(str(project))),
         agents,

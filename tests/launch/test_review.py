@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from fluxdrive.api import ReviewOptions, ReviewRun, run_review
 from fluxdrive.contracts import OutputStatus, classify_output
 from fluxdrive.contracts.run_manifest import load_manifest
 from fluxdrive.errors import InputError, UsageError
 from fluxdrive.launch.progress import Recorder
-from fluxdrive.launch.review import ReviewOptions, ReviewRun, run_review
 from fluxdrive.runtimes import AgentTask
 from fluxdrive.runtimes.testing import (
     CLEAN,

@@ -131,8 +131,9 @@ def test_ctrl_c_at_the_gate_dispatches_nothing(project: Path) -> None:
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 130
-    out = next((project / "docs" / "research" / "flux-drive").glob("[!.]*/"))  # the run links, not .fluxdrive-runs
-    assert not list(out.glob("fd-*.md")) and not (out / ".fluxdrive.lock").exists()
+    # nothing is claimed before approval: no run directory, or one with no report and no lock
+    for out in (project / "docs" / "research" / "flux-drive").glob("[!.]*/"):  # the run links, not .fluxdrive-runs
+        assert not list(out.glob("fd-*.md")) and not (out / ".fluxdrive.lock").exists()
 
 
 HANGING_REVIEW = textwrap.dedent(
@@ -140,7 +141,7 @@ HANGING_REVIEW = textwrap.dedent(
     import sys
     from pathlib import Path
     from fluxdrive.launch.progress import PlainProgress
-    from fluxdrive.launch.review import ReviewOptions, run_review
+    from fluxdrive.api import ReviewOptions, run_review
     from fluxdrive.runtimes.testing import Hang, ScriptedRuntime
 
     root = Path(sys.argv[1])

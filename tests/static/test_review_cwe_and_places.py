@@ -16,7 +16,7 @@ import pytest
 
 from fluxdrive.contracts import classify_output
 from fluxdrive.contracts.fields import read_fields
-from fluxdrive.launch.review import ReviewOptions, run_review
+from fluxdrive.api import ReviewOptions, run_review
 from tests.conftest import committed_copy
 
 SARIF_SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "data" / "sarif-schema-2.1.0.json").read_text())

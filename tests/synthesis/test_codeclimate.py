@@ -20,7 +20,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from fluxdrive.launch.review import ReviewOptions, run_review
+from fluxdrive.api import ReviewOptions, run_review
 from fluxdrive.reports import render_codeclimate
 from fluxdrive.synthesis import Synthesis
 from fluxdrive.synthesis.engine import synthesize

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from fluxdrive.agents import load_roster
+from fluxdrive.api import ReviewOptions, run_review
 from fluxdrive.errors import UsageError
-from fluxdrive.launch.review import ReviewOptions, run_review
 from fluxdrive.triage.agent_gen import NOT_GENERATED, generate_agent
 from fluxdrive.triage.domains import load_index
 from fluxdrive.triage.profiles import load_profiles

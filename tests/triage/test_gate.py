@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 import pexpect
 
 from fluxdrive.config import Config
-from fluxdrive.triage import triage_target
+from fluxdrive.triage import Triage, triage_target
 from fluxdrive.triage.gate import Decision, apply_command, run_gate
 from fluxdrive.workspace import resolve_target
 
@@ -31,13 +32,20 @@ def test_edits_recompute_the_plan(make_project) -> None:  # type: ignore[no-unty
     stage1 = [a.name for a in result.in_stage(1)]
     assert len(stage1) >= 2
     demoted = stage1[0]
-    reply = apply_command(result, f"demote {demoted}")
-    assert reply.changed and demoted not in [a.name for a in result.in_stage(1)]
-    assert apply_command(result, "promote performance").changed
+
+    def edit(command: str) -> Triage:
+        reply = apply_command(result, command)
+        assert reply.changed and reply.triage is not None, command
+        return reply.triage
+
+    before = [a.name for a in result.in_stage(1)]
+    result = edit(f"demote {demoted}")
+    assert demoted not in [a.name for a in result.in_stage(1)]
+    result = edit("promote performance")
     assert "fd-performance" in [a.name for a in result.in_stage(1)], "names may omit fd-"
-    assert apply_command(result, "remove fd-safety").changed
+    result = edit("remove fd-safety")
     assert all(a.name != "fd-safety" for a in result.agents if a.stage is not None)
-    assert apply_command(result, "add fd-game-design 6").changed
+    result = edit("add fd-game-design 6")
     game = next(a for a in result.agents if a.name == "fd-game-design")
     assert game.final_score == 6 and game.stage == 1
     assert "unknown agent 'fd-nobody'" in apply_command(result, "promote fd-nobody").message
@@ -46,6 +54,7 @@ def test_edits_recompute_the_plan(make_project) -> None:  # type: ignore[no-unty
     assert apply_command(result, "approve").decision is Decision.APPROVED
     assert apply_command(result, "r").decision is Decision.REJECTED
     assert result.to_json()["gate"]["removed"] == ["fd-safety"]
+    assert before == stage1, "an edit returns a new plan: the one it started from is unchanged"
 
 
 def test_gate_loop_rejects_on_end_of_input(make_project) -> None:  # type: ignore[no-untyped-def]
@@ -59,7 +68,8 @@ def test_gate_loop_rejects_on_end_of_input(make_project) -> None:  # type: ignor
             raise EOFError
         return answer
 
-    assert run_gate(result, read, written.append) is Decision.REJECTED
+    decision, _edited = run_gate(result, read, written.append)
+    assert decision is Decision.REJECTED
     assert sum(1 for w in written if w.startswith("## Triage")) == 2, "shown again after the edit"
 
 
@@ -128,10 +138,12 @@ def test_a_promotion_says_what_it_pushed_out_and_the_table_is_aligned(make_proje
     from fluxdrive.triage.gate import aligned
 
     result = _triage(make_project(PROJECT, repository=True))
-    result.overrides.promoted.clear()
+    result = result.with_overrides(dataclasses.replace(result.overrides, promoted=frozenset()))
     before = {a.name for a in result.in_stage(1)}
     outside = next(a.name for a in result.agents if a.stage == 2 or a.stage == "pool")
     reply = apply_command(result, f"promote {outside}")
+    assert reply.triage is not None
+    result = reply.triage
     after = {a.name for a in result.in_stage(1)}
     pushed = sorted(before - after - {outside})
     assert pushed, "Stage 1 was full: promoting one agent pushes another out"

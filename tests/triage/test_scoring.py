@@ -90,8 +90,7 @@ prefilter:
     assert record.stage is None
     assert result.ceiling.total > len([a for a in result.agents if a.stage in (1, 2)]), "slots were left"
     # The gate can still add it by hand, with a custom score.
-    result.overrides.added["billing-rules"] = 2.5
-    result.recompute()
+    result = result.with_overrides(result.overrides.add("billing-rules", 2.5))
     assert _agent(result, "billing-rules").stage in (1, 2)
 
 
@@ -279,7 +278,7 @@ def test_forced_stage1_and_overlap_demotion() -> None:
 
 def test_gate_overrides_win_over_scores() -> None:
     records = _records(("fd-a", "builtin", 6), ("fd-b", "builtin", 5), ("fd-c", "builtin", 4), ("fd-d", "builtin", 3))
-    overrides = Overrides(promoted={"fd-d"}, demoted={"fd-a"}, removed={"fd-b"})
+    overrides = Overrides(promoted=frozenset({"fd-d"}), demoted=frozenset({"fd-a"}), removed=frozenset({"fd-b"}))
     assign(records, Ceiling(4, 0, 0, 4), Config(), overrides)
     assert _stage_map(records) == {"fd-a": 2, "fd-b": None, "fd-c": 1, "fd-d": 1}
 
