@@ -129,7 +129,7 @@ def agent_overhead(address: str, runs: int, tmp: Path) -> dict[str, float]:
 def per_core_rate(root: Path) -> tuple[float, int]:
     """Lines per second of the per-file pass on one core (one copy of the tree, in this process)."""
     from fluxdrive.config import Config
-    from fluxdrive.runtimes.static.analysis import PER_FILE
+    from fluxdrive.runtimes.static.analyzers.registry import per_file
     from fluxdrive.runtimes.static.parallel import analyze_chunk
     from fluxdrive.runtimes.static.source import load_sources
     from fluxdrive.workspace import review_files
@@ -137,7 +137,7 @@ def per_core_rate(root: Path) -> tuple[float, int]:
     copy = root / "copy00"
     loaded = load_sources(copy, review_files(copy, copy), max_bytes=5_000_000)
     started = time.perf_counter()
-    analyze_chunk(str(copy), loaded.sources, PER_FILE, Config().static, ())
+    analyze_chunk(str(copy), loaded.sources, per_file(), Config().static, ())
     return loaded.lines / (time.perf_counter() - started), loaded.lines
 
 

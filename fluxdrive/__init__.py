@@ -9,7 +9,6 @@ dozens of times per run - do not pay for pydantic models they never use.
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -25,10 +24,7 @@ if TYPE_CHECKING:
     from fluxdrive.synthesis import Synthesis, synthesize
     from fluxdrive.triage import Triage, triage_target
 
-try:
-    __version__ = version("fluxdrive")
-except PackageNotFoundError:  # running from a source tree without installing
-    __version__ = "0.0.0+unknown"
+from fluxdrive.core.version import __version__
 
 _LAZY = {
     "AgentDefinition": "fluxdrive.agents",

@@ -27,7 +27,7 @@ from fluxdrive.config.model import Config
 from fluxdrive.core.interrupt import Interrupt
 from fluxdrive.errors import ReviewError, UsageError
 from fluxdrive.launch.execute import Interaction, ReviewRun, execute, expand_mode, reject
-from fluxdrive.launch.plan import Ask, ReviewPlan, TargetArg, plan_review, verify
+from fluxdrive.launch.plan import Ask, ReviewPlan, TargetArg, plan_review
 from fluxdrive.launch.progress import Progress
 from fluxdrive.launch.settings import ExpandChoice, ReviewSettings, flag_overrides
 from fluxdrive.runtimes import Backend, Runtime
@@ -48,6 +48,7 @@ __all__ = [
     "review",
     "run",
     "run_review",
+    "synthesize_run",
 ]
 
 
@@ -82,7 +83,6 @@ def run(
     talk = interaction or Interaction()
     expand_mode(settings, talk.ask)  # a script that cannot choose how to expand fails before anything runs
     plan = plan_review(target, settings, ask=talk.ask)
-    verify(plan)
     backend = backend or connect_backend(plan.config, cluster)  # an unreachable cluster fails before dispatch
     approved = approve(plan, ask=talk.ask, say=talk.say)
     if approved is None:
@@ -90,6 +90,23 @@ def run(
             talk.progress.close()
         return reject(plan)
     return execute(approved, backend, talk)
+
+
+def synthesize_run(output_dir: Path) -> tuple[Synthesis, list[Path], Config]:
+    """Synthesize (again) the agent reports in a run's directory under its project's config, and write the
+    reports (``fluxdrive synthesize``, the MCP tool): the synthesis, the files written, the config used."""
+    from fluxdrive.config import load_config
+    from fluxdrive.core.masking import known_secrets
+    from fluxdrive.core.project import find_project_root
+    from fluxdrive.core.secret_values import collect as collect_secrets
+    from fluxdrive.reports import write_reports
+    from fluxdrive.synthesis import synthesize
+
+    root = find_project_root(output_dir)
+    config = load_config(root).config
+    with known_secrets(collect_secrets(root)):  # the project's secret values, masked in every report
+        result = synthesize(output_dir, config)
+        return result, write_reports(result), config
 
 
 @dataclass

@@ -6,18 +6,14 @@ fluxdrive's own built-ins are declared the same way, in its own
 loaded exactly like a built-in (simonw/llm's ``hookspecs.py`` plays this
 part there; bandit loads its checks the same way).
 
-==========================  ===================================  ==============================================
-group                       an entry point names                 built-in example
-==========================  ===================================  ==============================================
-``fluxdrive.runtimes``      a :class:`~fluxdrive.runtimes.Runtime`  ``static = "fluxdrive.runtimes.static:StaticRuntime"``
-                            subclass: how an agent is executed
-``fluxdrive.checks``        a module of syntax-tree checks for     ``safety_web = "fluxdrive.runtimes.static.checks.safety_web"``
-                            the static runtime (``@check`` functions)
-``fluxdrive.analyzers``     an analyzer of the static runtime      ``ruff = "fluxdrive.runtimes.static.analyzers.ruff:ANALYZER"``
-                            (a real tool run once per review)
-``fluxdrive.publishers``    a :class:`~fluxdrive.publish.Publisher`  ``github = "fluxdrive.publish.github:GitHubPublisher"``
-                            class: where a review is posted
-==========================  ===================================  ==============================================
+- ``fluxdrive.runtimes``: a :class:`~fluxdrive.runtimes.Runtime` subclass, how an agent is executed
+  (``static = "fluxdrive.runtimes.static:StaticRuntime"``);
+- ``fluxdrive.checks``: a module of syntax-tree checks for the static runtime
+  (``safety_web = "fluxdrive.runtimes.static.checks.safety_web"``);
+- ``fluxdrive.analyzers``: an analyzer of the static runtime, a real tool run once per review
+  (``ruff = "fluxdrive.runtimes.static.analyzers.ruff:run"``);
+- ``fluxdrive.publishers``: a publisher class, where a review is posted
+  (``github = "fluxdrive.publish.github:GitHubPublisher"``).
 
 :func:`load` reads one group: every entry point, sorted by name so the
 order never depends on install order; one that fails to import is kept
@@ -57,6 +53,6 @@ def load(group: str) -> Loaded:
             continue  # the first distribution wins, as importlib.metadata lists them
         try:
             objects[point.name] = point.load()
-        except Exception as exc:  # noqa: BLE001 - a plugin's import error of any kind is reported, not raised
+        except Exception as exc:
             broken[point.name] = f"{type(exc).__name__}: {exc}"
     return Loaded(objects, broken)

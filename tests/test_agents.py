@@ -102,7 +102,7 @@ def test_review_agents_carry_real_instructions(name: str) -> None:
     assert "peer-findings" in text.lower() or "read_peer_findings" in text, "peer checkpoint included"
     leftovers = set(re.findall(r"\{\{\s*([^}]+?)\s*\}\}", text))
     assert leftovers <= {"output_path", "channel_path"}, leftovers
-    assert agent.static.offline
+    assert not agent.needs_model
     assert len(agent.concerns) >= 10
 
 
@@ -111,7 +111,7 @@ def test_research_agents_have_their_contract(name: str) -> None:
     agent = builtin_agents()[name]
     assert "### Sources" in agent.instructions and "### Gaps" in agent.instructions
     offline = {"git-history", "repo-research", "learnings"}
-    assert agent.static.offline == (name in offline)
+    assert (not agent.needs_model) == (name in offline)
 
 
 def test_project_agent_is_added_and_overrides_builtin(tmp_path: Path) -> None:

@@ -11,136 +11,63 @@ from fluxdrive.cli.reference import END, START, render_reference
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "fluxdrive"
 
-# Leaf modules import nothing from the package; contracts only leaves and itself.
+# Leaf modules import nothing from the package.
 LEAVES = {
     "fluxdrive.core.atomic",
     "fluxdrive.core.clock",
-    "fluxdrive.core.graphs",
     "fluxdrive.core.columns",
+    "fluxdrive.core.graphs",
     "fluxdrive.core.lifeline",
-    "fluxdrive.core.names",
-    "fluxdrive.core.structured",
     "fluxdrive.core.masking",
     "fluxdrive.core.match",
+    "fluxdrive.core.names",
+    "fluxdrive.core.structured",
+    "fluxdrive.core.version",
     "fluxdrive.errors",
+    "fluxdrive.extensions",
 }
-ALLOWED = {
-    "fluxdrive.contracts": LEAVES | {"fluxdrive.contracts"},
-    "fluxdrive.core.paths": {"fluxdrive.errors"},
-    "fluxdrive.core.confine": {"fluxdrive.errors", "fluxdrive.core.paths"},
-    "fluxdrive.exchange.channel": LEAVES
-    | {"fluxdrive.core.paths", "fluxdrive.core.confine", "fluxdrive.exchange.stream"},
-    "fluxdrive.exchange.stream": LEAVES | {"fluxdrive.core.atomic"},
-    "fluxdrive.exchange.verdicts": LEAVES
-    | {"fluxdrive.core.paths", "fluxdrive.core.confine", "fluxdrive.core.project"},
-    # Config reads its files (confined, regular files only) and a diff's base commit through git.
-    "fluxdrive.config": LEAVES
-    | {"fluxdrive.core.confine", "fluxdrive.core.git", "fluxdrive.core.paths", "fluxdrive.config"},
-    # Agents: the same, plus the trust rule for what a project definition may set.
-    "fluxdrive.agents": LEAVES
-    | {
-        "fluxdrive.core.confine",
-        "fluxdrive.core.git",
-        "fluxdrive.core.paths",
-        "fluxdrive.agents",
-        "fluxdrive.config.trust",
-    },
-    "fluxdrive.core.pool": LEAVES,
-    "fluxdrive.core.run_dirs": LEAVES,
-    "fluxdrive.core.git": {"fluxdrive.errors"},
-    "fluxdrive.workspace": LEAVES
-    | {
-        "fluxdrive.core.git",
-        "fluxdrive.core.paths",
-        "fluxdrive.core.project",
-        "fluxdrive.core.confine",
-        "fluxdrive.core.run_dirs",
-    },
-    "fluxdrive.runs.history": LEAVES | {"fluxdrive.config", "fluxdrive.contracts"},
-    # Triage decides from the input, the config, the roster and past feedback; it never runs agents.
-    "fluxdrive.triage": LEAVES
-    | {
-        "fluxdrive.core.confine",
-        "fluxdrive.core.git",
-        "fluxdrive.core.project",  # the domain cache is written only inside the project
-        "fluxdrive.agents",
-        "fluxdrive.config",
-        "fluxdrive.runs.history",
-        "fluxdrive.triage",
-        "fluxdrive.workspace",
-    },
-    # Synthesis is pure: it reads agent files and the channel, writes nothing.
-    "fluxdrive.synthesis": LEAVES
-    | {
-        "fluxdrive",
-        "fluxdrive.core.confine",
-        "fluxdrive.core.paths",
-        "fluxdrive.core.project",
-        "fluxdrive.exchange.channel",
-        "fluxdrive.config",
-        "fluxdrive.contracts",
-        "fluxdrive.synthesis",
-    },
-    # Knowledge is files and text: it reads findings (synthesis) and agent lanes, never runs anything.
-    "fluxdrive.knowledge": LEAVES
-    | {"fluxdrive.core.paths", "fluxdrive.agents", "fluxdrive.knowledge", "fluxdrive.synthesis"},
-    # The maintenance pipeline meets only through files; it borrows the knowledge ids and the dedup rule.
-    "fluxdrive.kb": LEAVES
-    | {
-        "fluxdrive.core.git",
-        "fluxdrive.config",
-        "fluxdrive.kb",
-        "fluxdrive.knowledge",
-        "fluxdrive.runtimes",  # the model-backed inquisitor asks through the llm runtime
-        "fluxdrive.synthesis",
-        "fluxdrive.workspace",
-    },
-    # Reports render a synthesis; the HTML page also reads run.json and quotes code, confined to the project.
-    "fluxdrive.reports": LEAVES
-    | {
-        "fluxdrive",
-        "fluxdrive.core.confine",
-        "fluxdrive.core.paths",
-        "fluxdrive.core.project",
-        "fluxdrive.exchange.channel",  # the timeline's peer findings
-        "fluxdrive.contracts",
-        "fluxdrive.errors",
-        "fluxdrive.reports",
-        "fluxdrive.synthesis",
-        "fluxdrive.exchange.verdicts",
-    },
-    # Checks are pure functions over syntax trees: nothing but their own framework.
-    # (and the per-file time bound they stop at, the regex analysis the ReDoS check asks, and the origin
-    # judgment they share with the JavaScript/Go flow engine: stdlib-only modules)
+# Every top-level package and module of fluxdrive, in tiers, lowest first. A module imports only from its own
+# unit (the longest name below that it starts with) and from units of lower tiers: never up, never sideways.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    # what every layer may use: errors shown to people, the extension points, stdlib-level building blocks
+    ("fluxdrive.errors", "fluxdrive.extensions"),
+    ("fluxdrive.core",),
+    # the protocol's data: agent output contracts, config, the input and its files, what agents exchange
+    ("fluxdrive.contracts", "fluxdrive.config", "fluxdrive.workspace", "fluxdrive.exchange"),
+    # agent definitions; synthesis (pure: reads agent files and the channel); the history database
+    ("fluxdrive.agents", "fluxdrive.synthesis", "fluxdrive.runs.history"),
+    # triage decides, runtimes execute one agent, reports render a synthesis, knowledge learns from it
+    ("fluxdrive.triage", "fluxdrive.runtimes", "fluxdrive.reports", "fluxdrive.knowledge", "fluxdrive.imports"),
+    # what reads finished runs (the run directory, baselines); the knowledge-base pipeline
+    ("fluxdrive.runs", "fluxdrive.kb"),
+    # one review: plan -> execute
+    ("fluxdrive.launch",),
+    # research answers questions through launch's dispatcher; scale is the backends a review is given
+    ("fluxdrive.research", "fluxdrive.scale"),
+    # the review API every front door calls
+    ("fluxdrive.api",),
+    # front doors and what they do with runs
+    ("fluxdrive.eval", "fluxdrive.publish", "fluxdrive.scale.fleet"),
+    ("fluxdrive.mcp",),
+    ("fluxdrive.cli",),
+    ("fluxdrive.__main__", "fluxdrive"),  # the package root names the public API lazily
+)
+# Inside the static runtime: checks are pure functions over syntax trees, the JS/Go flow engine is syntax trees
+# in and judged hits out; neither knows the runtime around it (stdlib-only helpers they share are named).
+INNER = {
     "fluxdrive.runtimes.static.checks": {
         "fluxdrive.runtimes.static.checks",
+        "fluxdrive.extensions",  # checks are discovered through the fluxdrive.checks entry points
         "fluxdrive.runtimes.static.bounds",
         "fluxdrive.runtimes.static.redos",
         "fluxdrive.runtimes.static.provenance",
         "fluxdrive.core.graphs",
     },
-    # The JavaScript/TypeScript and Go flow engine: syntax trees in, judged hits out; nothing of the runtime.
     "fluxdrive.runtimes.static.flows": {
         "fluxdrive.runtimes.static.flows",
         "fluxdrive.runtimes.static.redos",
         "fluxdrive.runtimes.static.provenance",
         "fluxdrive.core.graphs",
-    },
-    "fluxdrive.runtimes": LEAVES
-    | {
-        "fluxdrive",
-        "fluxdrive.core.confine",
-        "fluxdrive.core.git",  # a diff's base commit: the taint declarations that apply
-        "fluxdrive.core.paths",
-        "fluxdrive.core.pool",  # the static analyzers' worker processes
-        "fluxdrive.core.threads",  # the static analyzers' worker threads
-        "fluxdrive.workspace",  # the llm tools list files as triage does (.gitignore, skipped dirs)
-        "fluxdrive.agents",
-        "fluxdrive.exchange.channel",
-        "fluxdrive.config",
-        "fluxdrive.contracts",
-        "fluxdrive.runtimes",
-        "fluxdrive.exchange.verdicts",
     },
 }
 
@@ -177,41 +104,106 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _resolve(name: str) -> str:
+    """The module ``name`` is, or the package it lies in."""
+    while name not in MODULES and "." in name:
+        name = name.rpartition(".")[0]
+    return name
+
+
 def _imports(path: Path) -> set[str]:
+    """The fluxdrive modules ``path`` imports anywhere in it (inside functions too), resolved to modules."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module == "fluxdrive":
-            # ``from fluxdrive import __version__`` imports the package root, not a module
-            found.update("fluxdrive" if a.name.startswith("__") else f"fluxdrive.{a.name}" for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module.startswith("fluxdrive"):
+            for alias in node.names:
+                whole = f"{node.module}.{alias.name}"
+                found.add(whole if whole in MODULES else _resolve(node.module))
         elif isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-    return {name for name in found if name == "fluxdrive" or name.startswith("fluxdrive.")}
+            found.update(_resolve(a.name) for a in node.names if a.name.startswith("fluxdrive"))
+    return found - {_module_name(path)}
 
 
-def _allowed(target: str, allowed: set[str]) -> bool:
-    # "fluxdrive" allows the package root itself (``from fluxdrive import __version__``), not every module under it
-    return any(target == a or (a != "fluxdrive" and target.startswith(a + ".")) for a in allowed)
+def _unit(module: str) -> tuple[int, str] | None:
+    """The tier and unit (the longest name in LAYERS that ``module`` is or lies in)."""
+    found = [
+        (len(unit), tier, unit)
+        for tier, units in enumerate(LAYERS)
+        for unit in units
+        if module == unit or (unit != "fluxdrive" and module.startswith(unit + "."))
+    ]
+    if not found:
+        return None
+    _length, tier, unit = max(found)
+    return tier, unit
 
 
-def test_layers_point_one_way() -> None:
+def test_every_module_has_a_layer_and_imports_point_down() -> None:
     violations = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        module = _module_name(path)
+    for module, path in MODULES.items():
         imports = _imports(path)
         if module in LEAVES and imports:
             violations.append(f"{module} is a leaf but imports {sorted(imports)}")
-        for layer, allowed in ALLOWED.items():
-            if module == layer or module.startswith(layer + "."):
-                bad = sorted(i for i in imports if not _allowed(i, allowed))
+        placed = _unit(module)
+        if placed is None:
+            violations.append(f"{module} has no layer: add its package to LAYERS")
+            continue
+        tier, unit = placed
+        for target in sorted(imports):
+            where = _unit(target)
+            assert where is not None, target
+            if where[1] != unit and where[0] >= tier:
+                violations.append(f"{module} (tier {tier}) may not import {target} (tier {where[0]})")
+        for inner, allowed in INNER.items():
+            if module == inner or module.startswith(inner + "."):
+                bad = sorted(i for i in imports if not any(i == a or i.startswith(a + ".") for a in allowed))
                 if bad:
                     violations.append(f"{module} may not import {bad}")
-        if not module.startswith(("fluxdrive.cli", "fluxdrive.__main__")):
-            bad = sorted(i for i in imports if i.startswith("fluxdrive.cli"))
-            if bad:
-                violations.append(f"{module} imports the CLI: {bad}")
     assert violations == []
+
+
+def test_no_import_circle_inside_the_package() -> None:
+    """Not even through imports inside functions: a circle hidden in a function is still a circle."""
+    from fluxdrive.core.graphs import strongly_connected
+
+    graph = {module: sorted(_imports(path)) for module, path in MODULES.items()}
+    circles = [sorted(c) for c in strongly_connected(sorted(graph), lambda m: graph.get(m, [])) if len(c) > 1]
+    assert circles == []
+
+
+def test_no_code_outside_a_runtime_names_one() -> None:
+    """Runtime capabilities are data on the protocol (costs_tokens, can_run, distribute), not name tests."""
+    named = []
+    for module, path in MODULES.items():
+        if module.startswith("fluxdrive.runtimes.static"):
+            continue
+        text = path.read_text()
+        if '== "static"' in text or "isinstance(runtime, StaticRuntime)" in text or "StaticRuntime)" in text:
+            named.append(module)
+    assert named == []
+
+
+PARSERS = {"loads", "load_json", "model_validate_json"}
+
+
+def _parses_findings_json(path: Path) -> bool:
+    """Names the file ``"findings.json"`` in code (not prose) and calls ``json.loads``."""
+    tree = ast.parse(path.read_text())
+    names = any(isinstance(n, ast.Constant) and n.value == "findings.json" for n in ast.walk(tree))
+    loads = any(
+        isinstance(n, ast.Call) and (getattr(n.func, "attr", None) or getattr(n.func, "id", None)) in PARSERS
+        for n in ast.walk(tree)
+    )
+    return names and loads
+
+
+def test_only_the_run_directory_parses_findings_json() -> None:
+    """One typed, confined reader of a run (fluxdrive.runs.directory): nobody else parses findings.json."""
+    readers = [m for m, path in MODULES.items() if _parses_findings_json(path)]
+    assert readers == ["fluxdrive.runs.directory"]
 
 
 def test_readme_cli_reference_matches_help() -> None:

@@ -1,6 +1,6 @@
 """Agent definitions: the format, the loader and the roster."""
 
-from fluxdrive.agents.definition import AgentDefinition, Prefilter, Routing, StaticChecks
+from fluxdrive.agents.definition import AgentDefinition, Prefilter, Routing
 from fluxdrive.agents.loader import (
     PROJECT_AGENTS_DIR,
     Roster,
@@ -17,7 +17,6 @@ __all__ = [
     "Prefilter",
     "Roster",
     "Routing",
-    "StaticChecks",
     "builtin_agents",
     "builtin_agents_dir",
     "load_definition",

@@ -2,8 +2,9 @@
 
 ARCHITECTURE.md "Agent definitions". The front matter carries everything the
 deterministic orchestrator needs (identity, the keywords triage scores with,
-routing for slicing, adjacency for expansion, dropout exemption, which
-offline analyzer checks back it, model hints); the body is the reviewer's
+routing for slicing, adjacency for expansion, dropout exemption, each
+runtime's own section - ``static:``, which offline analyzers back it - and
+model hints); the body is the reviewer's
 instructions for LLM runtimes.
 
 Example front matter::
@@ -29,9 +30,9 @@ Example front matter::
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 AgentKind = Literal["review", "research"]
 AgentCategory = Literal["builtin", "project", "cross-model"]
@@ -89,23 +90,6 @@ class Routing(_Strict):
     critical_globs: list[str] = Field(default_factory=list)
 
 
-class StaticChecks(_Strict):
-    """Which offline analyzer checks back the agent under the static runtime.
-
-    ``ruff`` lists rule-code prefixes; ``ast_grep`` lists rule ids or tags of
-    the rules shipped in ``fluxdrive/data/rules``; ``checks`` names built-in
-    Python-AST and document checks. ``offline`` is False for agents that
-    need the web or a model (they are skipped, with a note, offline).
-    """
-
-    offline: bool = True
-    ruff: list[str] = Field(default_factory=list)
-    ast_grep: list[str] = Field(default_factory=list)
-    lizard: bool = False
-    secrets: bool = False
-    checks: list[str] = Field(default_factory=list)
-
-
 class AgentDefinition(_Strict):
     """A validated agent definition (front matter + instructions)."""
 
@@ -124,7 +108,12 @@ class AgentDefinition(_Strict):
     # The most severe finding its lane usually produces: 3 (P0: safety, data integrity), 2 (P1), 1 (P2/P3).
     # Staging ranks equal scores by it, so a tie at the Stage 1 boundary never goes to style over safety.
     reach: int = Field(2, ge=1, le=3)
-    static: StaticChecks = Field(default_factory=StaticChecks)
+    # True: the agent reviews only through a model (a generated domain agent); a runtime that runs no model
+    # (the static runtime) leaves it out of the plan, with a note.
+    needs_model: bool = False
+    # Each runtime's own section, read and validated by that runtime (``static:`` - which offline analyzers
+    # back the agent - is the static runtime's); the definition knows no runtime.
+    runtimes: dict[str, dict[str, Any]] = Field(default_factory=dict)
     tier: Literal["strong", "balanced", "fast"] = "balanced"
     runtime: str | None = None
     model: str | None = None
@@ -133,6 +122,21 @@ class AgentDefinition(_Strict):
     source: Path
 
     _norm_concerns = field_validator("concerns")(_lower_unique)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _runtime_sections(cls, data: Any) -> Any:
+        """A top-level ``static:`` (how agent files have always said it) is the static runtime's section; its
+        ``offline: false`` is ``needs_model``."""
+        if not isinstance(data, dict) or "static" not in data:
+            return data
+        data = dict(data)
+        section = data.pop("static")
+        if isinstance(section, dict) and "offline" in section:
+            section = dict(section)
+            data.setdefault("needs_model", not section.pop("offline"))
+        data["runtimes"] = {**(data.get("runtimes") or {}), "static": section}
+        return data
 
     @field_validator("adjacent")
     @classmethod

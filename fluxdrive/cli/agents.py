@@ -44,7 +44,7 @@ def _summary(agent: AgentDefinition) -> dict[str, Any]:
         "domains": agent.domains,
         "adjacent": agent.adjacent,
         "exempt_from_dropout": agent.exempt_from_dropout,
-        "offline": agent.static.offline,
+        "offline": not agent.needs_model,
         "source": str(agent.source),
     }
 

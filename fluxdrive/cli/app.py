@@ -11,7 +11,6 @@ from typing import Annotated
 
 import typer
 
-from fluxdrive import __version__
 from fluxdrive.cli import (
     agent,
     agents,
@@ -36,6 +35,7 @@ from fluxdrive.cli import (
     triage,
     verdicts,
 )
+from fluxdrive.core.version import __version__
 
 app = typer.Typer(
     name="fluxdrive",

@@ -37,19 +37,19 @@ def new(
 
 def _review(runtime: str, model: str | None, agents: list[str] | None) -> Any:
     """A review function for the runner: the user's review, non-interactive and quiet."""
-    from fluxdrive.api import ReviewOptions, run_review
+    from fluxdrive import api
 
     def review(target: str, *, cwd: Path, output_dir: Path, stdin_text: str | None) -> Any:
-        options = ReviewOptions(
+        settings = api.ReviewSettings(
             yes=True,
             runtime=runtime,
             model=model,
-            agents=agents,
+            agents=tuple(agents or ()),
             output_dir=output_dir,
             cwd=cwd,
             stdin_text=stdin_text,
         )
-        return run_review(target, options)
+        return api.run(target, settings)
 
     return review
 

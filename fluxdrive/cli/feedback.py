@@ -9,13 +9,15 @@ project the run names.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from fluxdrive.cli._io import out
+
+if TYPE_CHECKING:  # imported when a command runs: the CLI starts without the reports and synthesis
+    from fluxdrive.runs.directory import RunDirectory
 
 app = typer.Typer(
     help="Record whether findings were accepted or discarded (feeds the trust multiplier).", no_args_is_help=True
@@ -31,68 +33,53 @@ MAX_FINDINGS_BYTES = 256 * 1024 * 1024
 OURS = "pass a findings.json fluxdrive wrote"
 
 
-def _agents_of(findings: Path, finding_id: str) -> list[str]:
-    """The agents that reported ``finding_id`` in a findings.json; any other shape is one clear line.
+def _agents_of(run: RunDirectory, finding_id: str) -> list[str]:
+    """The agents that reported ``finding_id`` in the run's findings file; any other shape is one clear line.
 
-    The file is validated before anything reaches the history: a list of
-    agents that is really a string must not record trust for "f", "d", "-"...
+    The file is validated (:meth:`RunDirectory.findings`) before anything
+    reaches the history: a list of agents that is really a string must not
+    record trust for "f", "d", "-"...
     """
-    from fluxdrive.core.paths import AGENT_NAME, read_regular, require_file
-    from fluxdrive.core.structured import load_json
+    from fluxdrive.core.paths import AGENT_NAME
     from fluxdrive.errors import InputError, UsageError
 
-    require_file(findings, "findings file")
-    not_ours = InputError(f"{findings} is not a fluxdrive findings.json", hint=OURS)
-    try:
-        document = load_json(read_regular(findings, "findings file", limit=MAX_FINDINGS_BYTES), str(findings))
-    except UnicodeDecodeError:
-        raise not_ours from None
-    except ValueError as exc:
-        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-        raise InputError(f"{findings} is not valid JSON: {reason}", hint=OURS) from None
-    if not isinstance(document, dict):
-        raise not_ours
-    listed = [document.get("findings", []), document.get("improvements", [])]
-    if not all(isinstance(items, list) for items in listed):
-        raise not_ours
-    entries = {f["id"]: f for items in listed for f in items if isinstance(f, dict) and isinstance(f.get("id"), str)}
+    document = run.findings()
+    entries = {f.id: f.agents for f in document.findings} | {f.id: f.agents for f in document.improvements}
     if finding_id not in entries:
         known = ", ".join(sorted(entries)[:8])
+        findings = run.path / run.findings_file
         raise UsageError(
             f"no finding {finding_id!r} in {findings}",
             hint=f"ids there: {known}" if known else "the file has no findings",
         )
-    agents = entries[finding_id].get("agents") or []
-    if not isinstance(agents, list) or not all(isinstance(a, str) and AGENT_NAME.match(a) for a in agents):
-        raise InputError(f"{findings}: finding {finding_id} has no valid list of agents", hint=OURS)
+    agents = entries[finding_id]
+    if not all(AGENT_NAME.match(a) for a in agents):
+        raise InputError(f"{run.path / run.findings_file}: finding {finding_id} has no valid list of agents", hint=OURS)
     return list(agents)
 
 
-def _project_of(findings: Path) -> str:
-    """The project the run behind ``findings`` reviewed (see the module docstring)."""
-    from fluxdrive.contracts.run_manifest import RUN_FILE, ManifestError, load_manifest
+def _project_of(run: RunDirectory) -> str:
+    """The project the run reviewed (see the module docstring)."""
     from fluxdrive.core.project import find_project_root
-    from fluxdrive.errors import InputError
 
-    try:
-        manifest = load_manifest(findings.parent)
-    except ManifestError as exc:
-        raise InputError(
-            str(exc), hint=f"fix or remove {findings.parent / RUN_FILE}: it names the project the feedback is for"
-        ) from None
-    recorded = manifest.input.project_root if manifest is not None and manifest.input is not None else ""
+    manifest = run.manifest()
+    recorded = manifest.input.project_root if manifest.input is not None else ""
     if recorded and Path(recorded).is_absolute():
         return str(Path(recorded).resolve())
-    return str(find_project_root(findings).resolve())
+    return str(find_project_root(run.path).resolve())
 
 
 def _record(target: Path, finding_id: str, accepted: bool) -> None:
     from fluxdrive.config import load_config
+    from fluxdrive.core.paths import require_file
+    from fluxdrive.runs.directory import RunDirectory
     from fluxdrive.runs.history import open_history, record_feedback, trust_for
 
     findings = target / "findings.json" if target.is_dir() else target
-    agents = _agents_of(findings, finding_id)
-    project = _project_of(findings)
+    require_file(findings, "findings file")
+    run = RunDirectory.of_findings(findings, limit=MAX_FINDINGS_BYTES)
+    agents = _agents_of(run, finding_id)
+    project = _project_of(run)
     with open_history() as connection:
         record_feedback(connection, agents=agents, project=project, finding_id=finding_id, accepted=accepted)
     trust = trust_for(project, load_config(Path(project)).config.scoring)

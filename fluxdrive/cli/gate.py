@@ -76,8 +76,8 @@ def gate_command(
     fails closed. Writes gate.json with the gate's own run
     (docs/research/flux-drive/gate-<change>/).
     """
+    from fluxdrive import api
     from fluxdrive.agents import load_roster
-    from fluxdrive.api import ReviewOptions, run_review
     from fluxdrive.core import git as _git
     from fluxdrive.core.atomic import atomic_write_json
     from fluxdrive.core.project import find_project_root
@@ -102,9 +102,9 @@ def gate_command(
     progress.phase(f"Gate: {label}, {size.lines} changed line(s) in {len(size.paths)} file(s)")
     for reason in plan.reasons:
         progress.phase(f"Gate: {reason}")
-    options = ReviewOptions(
+    settings = api.ReviewSettings(
         yes=True,
-        agents=list(plan.agents) if plan.agents else None,
+        agents=tuple(plan.agents or ()),
         agents_chosen_by="the gate's small-change plan",
         runtime=runtime,
         model=model,
@@ -113,9 +113,8 @@ def gate_command(
         diff_ref=ref,
         staged=staged,
         cwd=root,
-        progress=progress,
     )
-    run = run_review(None, options)
+    run = api.run(None, settings, api.Interaction(progress=progress))
     result = run.synthesis
     if result is None:
         warn("no agent report to synthesize: the gate fails closed")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -22,6 +22,16 @@ app = typer.Typer(
     help="Publish a review where people read it (GitHub pull requests, GitLab merge requests).",
     no_args_is_help=True,
 )
+
+# what every publisher's command takes
+OutputDir = Annotated[
+    Path | None,
+    typer.Argument(metavar="OUTPUT_DIR", help="The review's output directory (default: the latest run)."),
+]
+ProjectRoot = Annotated[
+    Path | None,
+    typer.Option("--project", metavar="DIR", help="The repository root finding paths are relative to."),
+]
 
 
 def latest_run(start: Path) -> Path:
@@ -40,18 +50,25 @@ def latest_run(start: Path) -> Path:
     return found
 
 
-def _run_and_root(output_dir: Path | None, project: Path | None) -> tuple[Path, Path]:
-    """The run to publish (given, else the latest) and the project its paths are relative to."""
+def _post(host: str, output_dir: Path | None, project: Path | None, /, **options: Any) -> None:
+    """Post the run (given, else the latest) through the publisher called ``host``, with its options; the
+    finding paths are relative to ``project`` (default: the current directory's project root). Positional:
+    ``project`` is also the name of a GitLab option (the project ID)."""
+    from fluxdrive.publish import post, publisher
+
+    forge = publisher(host)
     directory = output_dir if output_dir is not None else latest_run(Path.cwd())
-    return directory, find_project_root(project or Path.cwd())
+    root = find_project_root(project or Path.cwd())
+    with known_secrets(collect_secrets(root)):  # the project's secret values never reach the forge
+        result = post(forge, directory, root=root, env=os.environ, **options)
+    for line in result.notes:
+        note(line)
+    out(forge.describe(result))
 
 
 @app.command("github")
 def github(
-    output_dir: Annotated[
-        Path | None,
-        typer.Argument(metavar="OUTPUT_DIR", help="The review's output directory (default: the latest run)."),
-    ] = None,
+    output_dir: OutputDir = None,
     mode: Annotated[
         str,
         typer.Option(
@@ -86,40 +103,27 @@ def github(
             help="--mode checks: the check fails at or above this verdict.",
         ),
     ] = "risky",
-    project: Annotated[
-        Path | None,
-        typer.Option("--project", metavar="DIR", help="The repository root finding paths are relative to."),
-    ] = None,
+    project: ProjectRoot = None,
 ) -> None:
     """Post the review in OUTPUT_DIR to a pull request: inline comments on changed lines, one summary comment
     edited in place on re-runs, threads of fixed findings resolved. Token: GITHUB_TOKEN."""
-    from fluxdrive.publish import describe, publish_github
-
-    directory, root = _run_and_root(output_dir, project)
-    with known_secrets(collect_secrets(root)):  # the project's secret values never reach the forge
-        result = publish_github(
-            directory,
-            root=root,
-            env=os.environ,
-            mode=mode,
-            repo=repo,
-            pr=pr,
-            sha=sha,
-            request_changes=request_changes,
-            summary_url=summary_url,
-            fail_on=fail_on,
-        )
-    for line in result.notes:
-        note(line)
-    out(describe(result))
+    _post(
+        "github",
+        output_dir,
+        project,
+        mode=mode,
+        repo=repo,
+        pr=pr,
+        sha=sha,
+        request_changes=request_changes,
+        summary_url=summary_url,
+        fail_on=fail_on,
+    )
 
 
 @app.command("gitlab")
 def gitlab(
-    output_dir: Annotated[
-        Path | None,
-        typer.Argument(metavar="OUTPUT_DIR", help="The review's output directory (default: the latest run)."),
-    ] = None,
+    output_dir: OutputDir = None,
     project_id: Annotated[
         str | None,
         typer.Option(
@@ -139,26 +143,8 @@ def gitlab(
     summary_url: Annotated[
         str | None, typer.Option("--summary-url", metavar="URL", help="Link the summary note to the full report.")
     ] = None,
-    project: Annotated[
-        Path | None,
-        typer.Option("--project", metavar="DIR", help="The repository root finding paths are relative to."),
-    ] = None,
+    project: ProjectRoot = None,
 ) -> None:
     """Post the review in OUTPUT_DIR to a merge request: a diff discussion per finding on a changed line, one
     summary note edited in place on re-runs, discussions of fixed findings resolved. Token: GITLAB_TOKEN."""
-    from fluxdrive.publish.gitlab import describe_gitlab, publish_gitlab
-
-    directory, root = _run_and_root(output_dir, project)
-    with known_secrets(collect_secrets(root)):  # the project's secret values never reach the forge
-        result = publish_gitlab(
-            directory,
-            root=root,
-            env=os.environ,
-            project=project_id,
-            mr=mr,
-            api_url=api_url,
-            summary_url=summary_url,
-        )
-    for line in result.notes:
-        note(line)
-    out(describe_gitlab(result))
+    _post("gitlab", output_dir, project, project=project_id, mr=mr, api_url=api_url, summary_url=summary_url)

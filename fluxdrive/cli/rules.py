@@ -22,7 +22,7 @@ def catalog(project: Path | None) -> list[dict[str, Any]]:
     """One row per rule: id, languages, agent, severity, summary."""
     from fluxdrive.agents import load_roster
     from fluxdrive.runtimes.static.analyzers.ruff import ruff_table
-    from fluxdrive.runtimes.static.checks.base import registered_checks
+    from fluxdrive.runtimes.static.checks.engine.registry import registered_checks
     from fluxdrive.runtimes.static.hits import Claim
     from fluxdrive.runtimes.static.ownership import ARCHITECTURE_CHECKS, Ownership
     from fluxdrive.runtimes.static.rules import load_rules

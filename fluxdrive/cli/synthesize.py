@@ -58,20 +58,12 @@ def synthesize_command(
     allow_incomplete: AllowIncomplete = False,
 ) -> None:
     """Validate, deduplicate and converge the reports in OUTPUT_DIR; write findings.json, summary.md, findings.sarif."""
-    from fluxdrive.config import load_config
-    from fluxdrive.core.masking import known_secrets
-    from fluxdrive.core.project import find_project_root
-    from fluxdrive.core.secret_values import collect as collect_secrets
-    from fluxdrive.reports import render_console, render_json, write_reports
-    from fluxdrive.synthesis import synthesize
+    from fluxdrive.api import synthesize_run
+    from fluxdrive.reports import render_console, render_json
 
     if fail_on is not None:
         fail_on_rank(fail_on)
-    root = find_project_root(output_dir)
-    config = load_config(root).config
-    with known_secrets(collect_secrets(root)):  # the project's secret values, masked in every report
-        result = synthesize(output_dir, config)
-        files = write_reports(result)
+    result, files, config = synthesize_run(output_dir)
     if as_json:
         out(render_json(result))
     else:

@@ -357,6 +357,24 @@ class LayerRule(_Section):
     forbidden: list[str] = Field(min_length=1, description="module prefixes it must not import")
 
 
+class CheckSettings(_Section):
+    """``[static.checks.<check-id>]``: turn one of fluxdrive's checks off, or set the options it declares.
+
+    Any key besides ``enabled`` is an option of that check (bandit's per-plugin config); which keys a check
+    takes, and their types, only the check knows, so the static runtime refuses the others before a review
+    starts (one line, exit 2) - as it refuses a check id that no installed check has.
+    """
+
+    model_config = ConfigDict(extra="allow", frozen=True, allow_inf_nan=False)
+
+    enabled: bool = Field(True, description="false: the check does not run")
+
+    @property
+    def options(self) -> dict[str, object]:
+        """The check's options as given (every key but ``enabled``)."""
+        return dict(self.model_extra or {})
+
+
 class StaticConfig(_Section):
     """The offline static runtime: thresholds and noise control."""
 
@@ -381,6 +399,9 @@ class StaticConfig(_Section):
         60, gt=0, le=3600, description="longest fluxdrive's own checks spend on one file (then it is skipped, listed)"
     )
     layers: list[LayerRule] = Field(default_factory=list, description="forbidden imports between layers")
+    checks: dict[str, CheckSettings] = Field(
+        default_factory=dict, description="per check id: enabled = false, or the options the check declares"
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> StaticConfig:

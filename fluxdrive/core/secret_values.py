@@ -6,10 +6,11 @@ from a URL or an ``ENCRYPTION_KEY`` from ``.env`` does not look like one
 once it is out of context. So at the start of a run the tree itself is
 searched, and each value found is masked wherever it appears afterwards:
 
-- every regular file under the root (symlinks, FIFOs, ``.git``, vendored
-  and generated trees and files over :data:`MAX_FILE_BYTES` are skipped - the
-  collector must never block, follow a link out, or take longer than the
-  review);
+- every regular file under the root, ignored ones included (symlinks,
+  FIFOs, the directories every walk skips -
+  :data:`fluxdrive.core.walk.SKIPPED_DIRS` - and files over
+  :data:`MAX_FILE_BYTES` are skipped - the collector must never block,
+  follow a link out, or take longer than the review);
 - on the lines that could hold one (the same cheap prefilter the masking
   uses), detect-secrets' line plugins with the real file name (so ``.env``,
   YAML and INI get its keyword rules), plus the masking's own rules: key
@@ -32,13 +33,11 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from fluxdrive.core import masking as m
+from fluxdrive.core.walk import walk
 
 MAX_FILE_BYTES = 1_000_000
 MAX_FILES = 20_000
 MAX_TOTAL_BYTES = 100_000_000
-SKIPPED_DIRS = frozenset(
-    {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".ruff_cache", ".tox"}
-)
 # fluxdrive's own output trees: already masked, and a previous run's text is not the project's secrets
 SKIPPED_PATHS = ("docs/research/flux-drive", "docs/research/flux-research")
 
@@ -162,13 +161,13 @@ def _worth_masking(value: str) -> bool:
 
 
 def _files(root: Path) -> Iterator[tuple[Path, str]]:
-    """Regular files under ``root`` (never through a symlink), with their path relative to it."""
-    for directory, dirs, names in os.walk(root, followlinks=False):
-        relative = os.path.relpath(directory, root)
-        prefix = "" if relative == "." else relative.replace(os.sep, "/") + "/"
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not (prefix + d).startswith(SKIPPED_PATHS))
-        for name in sorted(names):
-            yield Path(directory) / name, prefix + name
+    """Files under ``root`` (never through a symlink), with their path relative to it.
+
+    The one walk and skip policy (:mod:`fluxdrive.core.walk`), but ignored
+    files included: a ``.env`` is ignored precisely because it holds secrets.
+    """
+    for name in walk(root, gitignore=False, prune=SKIPPED_PATHS):
+        yield root / name, name
 
 
 def _read(path: Path) -> str:

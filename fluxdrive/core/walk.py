@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pathspec
 
-from fluxdrive.core import git as _git
+import fluxdrive.core.git as _git
 from fluxdrive.core.names import decodable, shown
 from fluxdrive.core.paths import read_regular, require_directory
 from fluxdrive.errors import InputError
@@ -58,9 +58,7 @@ def skipped(relative: str) -> bool:
     return any(part in SKIPPED_DIRS for part in relative.split("/")[:-1])
 
 
-def walk(
-    top: Path, *, gitignore: bool = True, hidden_dirs: bool = True, prune: tuple[str, ...] = ()
-) -> Iterator[str]:
+def walk(top: Path, *, gitignore: bool = True, hidden_dirs: bool = True, prune: tuple[str, ...] = ()) -> Iterator[str]:
     """Every file name under ``top``, relative to it (POSIX), directory by directory in name order.
 
     Never through a link (a link to a directory is neither entered nor
@@ -70,37 +68,43 @@ def walk(
     ``prune`` names directory paths (relative to ``top``) not to enter, such
     as fluxdrive's own output trees for a walk that reads ignored files.
     """
-    specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+    ignores = _Ignores()
     for current, dirs, files in os.walk(top, followlinks=False):
         base = Path(current).relative_to(top).as_posix()
-        base = "" if base == "." else base
-        ignore = Path(current) / ".gitignore"
-        if gitignore and ignore.is_file():
-            with contextlib.suppress(InputError):  # a FIFO swapped in after the check: no rules, never a wait
-                data = read_regular(ignore, ".gitignore", limit=MAX_IGNORE_BYTES)
-                lines = data.decode("utf-8", errors="replace").splitlines()
-                specs.append((base, pathspec.GitIgnoreSpec.from_lines(lines)))
+        prefix = "" if base == "." else base + "/"
+        if gitignore:
+            ignores.read(Path(current), prefix)
+        entered = []
+        for name in sorted(dirs):
+            relative = prefix + name
+            if name in SKIPPED_DIRS or (not hidden_dirs and name.startswith(".")) or relative.startswith(prune):
+                continue
+            if not ignores.ignored(relative, is_dir=True):
+                entered.append(name)
+        dirs[:] = entered
+        yield from (prefix + name for name in sorted(files) if not ignores.ignored(prefix + name, is_dir=False))
 
-        def ignored(relative: str, is_dir: bool) -> bool:
-            for prefix, spec in specs:
-                if prefix and not relative.startswith(prefix + "/"):
-                    continue
-                tail = relative[len(prefix) + 1 :] if prefix else relative
-                if spec.match_file(tail + ("/" if is_dir else "")):
-                    return True
-            return False
 
-        def enter(name: str) -> bool:
-            if name in SKIPPED_DIRS or (not hidden_dirs and name.startswith(".")):
-                return False
-            relative = f"{base}/{name}".lstrip("/")
-            return not relative.startswith(prune) and not ignored(relative, True)
+class _Ignores:
+    """The ``.gitignore`` rules met so far on a walk, each applying under the directory that holds it."""
 
-        dirs[:] = sorted(d for d in dirs if enter(d))
-        for name in sorted(files):
-            relative = f"{base}/{name}".lstrip("/")
-            if not ignored(relative, False):
-                yield relative
+    def __init__(self) -> None:
+        self.specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+
+    def read(self, directory: Path, prefix: str) -> None:
+        ignore = directory / ".gitignore"
+        if not ignore.is_file():
+            return
+        with contextlib.suppress(InputError):  # a FIFO swapped in after the check: no rules, never a wait
+            data = read_regular(ignore, ".gitignore", limit=MAX_IGNORE_BYTES)
+            lines = data.decode("utf-8", errors="replace").splitlines()
+            self.specs.append((prefix, pathspec.GitIgnoreSpec.from_lines(lines)))
+
+    def ignored(self, relative: str, *, is_dir: bool) -> bool:
+        for prefix, spec in self.specs:
+            if relative.startswith(prefix) and spec.match_file(relative[len(prefix) :] + ("/" if is_dir else "")):
+                return True
+        return False
 
 
 def _blocking_ignore_file(directory: Path) -> bool:

@@ -24,11 +24,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from rapidfuzz import fuzz
 
 from fluxdrive.eval.fixture import Decoy, Expected
+from fluxdrive.reports.findings_json import FindingOut
 from fluxdrive.synthesis.dedup import compatible_paths
 
 WINDOW = 3
@@ -41,7 +41,12 @@ _GENERIC = {"any", "security", "correctness", "quality", "performance", "style",
 
 @dataclass(frozen=True, slots=True)
 class Produced:
-    """A finding as findings.json reports it."""
+    """A finding as findings.json reports it, reduced to what matching reads.
+
+    Why a view and not the findings.json model itself: it is frozen and
+    hashable (tuples), so matching can key and compare findings, and it is
+    what an evaluation run keeps per fixture.
+    """
 
     id: str
     severity: str
@@ -53,17 +58,16 @@ class Produced:
     agents: tuple[str, ...] = ()
 
     @classmethod
-    def from_json(cls, item: dict[str, Any]) -> Produced:
-        locations = item.get("locations") or ([item["location"]] if item.get("location") else [])
+    def of(cls, finding: FindingOut) -> Produced:
         return cls(
-            id=str(item.get("id", "")),
-            severity=str(item.get("severity", "")),
-            title=str(item.get("title", "")),
-            locations=tuple(str(p) for p in locations),
-            section=str(item.get("section", "")),
-            rules=tuple(str(r) for r in item.get("rules") or ()),
-            cwe=tuple(str(c) for c in item.get("cwe") or ()),
-            agents=tuple(str(a) for a in item.get("agents") or ()),
+            id=finding.id,
+            severity=finding.severity,
+            title=finding.title,
+            locations=tuple(finding.locations),
+            section=finding.section,
+            rules=tuple(finding.rules),
+            cwe=tuple(finding.cwe),
+            agents=tuple(finding.agents),
         )
 
 

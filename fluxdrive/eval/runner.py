@@ -4,7 +4,7 @@ Each fixture is copied to a fresh temporary directory (a run never writes
 into the fixtures; a symbolic link in it refuses the case, :mod:`fluxdrive.eval.stage`),
 a diff fixture gets its patch applied with ``git apply``
 and is reviewed as that diff, and the review runs through the same
-``run_review`` a user's command does, non-interactively (``--yes``), with the
+``fluxdrive.api.run`` a user's command does, non-interactively (``--yes``), with the
 runtime, model and agents asked for. Its findings.json is matched against
 the ground truth (:mod:`fluxdrive.eval.match`) and counted
 (:mod:`fluxdrive.eval.score`).
@@ -12,7 +12,6 @@ the ground truth (:mod:`fluxdrive.eval.match`) and counted
 
 from __future__ import annotations
 
-import json
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -20,10 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fluxdrive.errors import FluxdriveError
 from fluxdrive.eval.fixture import Fixture
 from fluxdrive.eval.match import Matching, Produced, match
 from fluxdrive.eval.score import Counts, count, sum_counts
 from fluxdrive.eval.stage import RefusedCaseError, stage
+from fluxdrive.runs.directory import RunDirectory
 
 
 @dataclass(slots=True)
@@ -83,31 +84,32 @@ def run_fixture(fixture: Fixture, review: Callable[..., Any]) -> FixtureResult:
         try:
             target, work, diff = stage(fixture, scratch)
             review(target, cwd=work, output_dir=output, stdin_text=diff)
-            data = json.loads((output / "findings.json").read_text(encoding="utf-8"))
-            produced = [Produced.from_json(item) for item in data.get("findings", [])]
-            verdict, error = data.get("verdict"), None
-            usage = _usage(output)
+            run = RunDirectory(output)
+            document = run.findings()
+            produced = [Produced.of(item) for item in document.findings]
+            verdict, error = document.verdict, None
+            usage = _usage(run)
         except RefusedCaseError as exc:
             produced, verdict, error, usage = [], None, str(exc), {}
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, FluxdriveError) as exc:
             produced, verdict, error, usage = [], None, f"{type(exc).__name__}: {exc}", {}
     matching = match(truth.findings, produced, truth.must_not_flag)
     counts = count(truth.findings, produced, matching, len(truth.must_not_flag))
     return FixtureResult(fixture, produced, matching, counts, time.monotonic() - started, verdict, error, usage)
 
 
-def _usage(output: Path) -> dict[str, float]:
+def _usage(run: RunDirectory) -> dict[str, float]:
     """Tokens and cost of the review (run.json) and how many of its reports had a valid Findings Index."""
     from fluxdrive.contracts import OutputStatus, classify_output
 
-    manifest = json.loads((output / "run.json").read_text(encoding="utf-8"))
-    agents = manifest.get("agents", {})
-    ran = [name for name, record in agents.items() if record.get("outcome") not in ("not-launched", "dropped")]
-    valid = sum(classify_output(output / f"{name}.md").status is OutputStatus.VALID for name in ran)
+    agents = run.manifest().agents
+    ran = [name for name, record in agents.items() if record.outcome not in ("not-launched", "dropped")]
+    valid = sum(classify_output(run.path / f"{name}.md").status is OutputStatus.VALID for name in ran)
     totals = {"tokens_in": 0.0, "tokens_out": 0.0, "cost_usd": 0.0}
     for record in agents.values():
-        for key in totals:
-            totals[key] += float((record.get("usage") or {}).get(key) or 0)
+        totals["tokens_in"] += float(record.usage.tokens_in)
+        totals["tokens_out"] += float(record.usage.tokens_out)
+        totals["cost_usd"] += float(record.usage.cost_usd)
     return {**totals, "reports": float(len(ran)), "reports_valid": float(valid)}
 
 

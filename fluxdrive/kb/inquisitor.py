@@ -17,15 +17,15 @@ model-backed one can replace this without the orchestrator noticing.
 
 from __future__ import annotations
 
-import os
+import itertools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from fluxdrive.core.walk import walk
 from fluxdrive.kb.model import Action, Item
-from fluxdrive.workspace import ALWAYS_EXCLUDED
 
 Outcome = Literal["valid", "stale", "conflicting", "outdated"]
 _SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*(\(\))?$")
@@ -62,16 +62,10 @@ def _split(ref: str) -> tuple[str, str | None]:
 
 
 def _by_name(root: Path, name: str) -> list[str]:
-    found, seen = [], 0
-    for directory, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in ALWAYS_EXCLUDED and not d.startswith("."))
-        for file in files:
-            seen += 1
-            if file == name:
-                found.append(str((Path(directory) / file).relative_to(root)))
-        if seen > MAX_FILES:
-            break
-    return sorted(found)
+    """The files called ``name`` among the first :data:`MAX_FILES` under ``root`` (the one walk's skip policy;
+    ignored files included, dot-directories not)."""
+    files = itertools.islice(walk(root, gitignore=False, hidden_dirs=False), MAX_FILES)
+    return sorted(path for path in files if path.rpartition("/")[2] == name)
 
 
 MAX_MOVES = 4  # candidate new places offered to the person for a file that moved

@@ -40,7 +40,7 @@ from fluxdrive.runs.baseline import apply_baseline, current_branch, remember_rev
 from fluxdrive.runtimes import Backend
 from fluxdrive.synthesis import Synthesis, synthesize
 from fluxdrive.triage import Triage, write_outputs
-from fluxdrive.workspace import claim_output_dir, output_dir_for, run_lock, write_input_copy
+from fluxdrive.workspace import run_lock, write_input_copy
 
 
 @dataclass
@@ -88,10 +88,9 @@ def expand_mode(settings: ReviewSettings, ask: Ask | None) -> ExpandChoice:
 
 def write_plan(plan: ReviewPlan, command: str = "review") -> Path:
     """The plan's triage in a fresh run directory (``fluxdrive triage``; a plan rejected at the gate)."""
-    output_dir = claim_output_dir(output_dir_for(plan.target, plan.settings.output_dir), plan.target)
-    with run_lock(output_dir, command=command):
-        write_outputs(plan.triage, output_dir)
-    return output_dir
+    with run_lock(plan.output_dir, command=command):
+        write_outputs(plan.triage, plan.output_dir)
+    return plan.output_dir
 
 
 def reject(plan: ReviewPlan) -> ReviewRun:
@@ -108,13 +107,11 @@ def execute(plan: ReviewPlan, backend: Backend | None = None, interaction: Inter
         plan.runtimes.use(backend)
     began = time.monotonic()
     progress = talk.progress or Recorder()
-    for line in plan.steps:
-        progress.phase(line)
-    with known_secrets(plan.secrets):
-        output_dir = claim_output_dir(output_dir_for(plan.target, plan.settings.output_dir), plan.target)
-        with run_lock(output_dir, command="review"):
-            _prepare(output_dir, plan, progress)
-            return _run(plan, output_dir, mode, talk, progress, began)
+    with known_secrets(plan.secrets), run_lock(plan.output_dir, command="review"):
+        for line in plan.steps:  # what planning decided, said once the run holds its directory
+            progress.phase(line)
+        _prepare(plan.output_dir, plan, progress)
+        return _run(plan, plan.output_dir, mode, talk, progress, began)
 
 
 def _run(
@@ -243,10 +240,9 @@ def _synthesize(
     synthesis: Synthesis | None = None
     files: list[Path] = []
     if launcher.record.launched:
-        write_manifest(output_dir, manifest)  # synthesis reads it
         from fluxdrive.reports import write_reports
 
-        synthesis = synthesize(output_dir, launcher.config)
+        synthesis = synthesize(output_dir, launcher.config, manifest=manifest)
         synthesis.notes.extend(manifest.notes)
         synthesis.info.extend(manifest.placement)
         if not interrupted:

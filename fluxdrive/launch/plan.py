@@ -57,7 +57,7 @@ from fluxdrive.runs.baseline import Baseline, current_branch, load_baseline, sin
 from fluxdrive.runtimes import runtime_class
 from fluxdrive.triage import Triage, triage_target
 from fluxdrive.triage.scoring import not_prose
-from fluxdrive.workspace import Target, resolve_target
+from fluxdrive.workspace import Target, claim_output_dir, output_dir_for, resolve_target
 
 Ask = Callable[[str], str]
 TargetArg = str | Path | Sequence[str | Path] | None
@@ -72,6 +72,7 @@ class ReviewPlan:
     config: Config
     triage: Triage
     runtimes: RuntimePool  # the runtimes the plan was checked against, created once for this review
+    output_dir: Path  # claimed for this run before triage wrote anything (a refused directory fails first)
     notes: tuple[str, ...] = ()  # said once, with the verdict: the config's, triage's and the steps'
     steps: tuple[str, ...] = ()  # what planning decided, one line each (the staging, the budget)
     model_calls: tuple[dict[str, Any], ...] = ()  # calls made while planning (--llm-triage)
@@ -89,9 +90,14 @@ class ReviewPlan:
         return dataclasses.replace(self, triage=triage)
 
 
-def plan_review(target: TargetArg, settings: ReviewSettings | None = None, *, ask: Ask | None = None) -> ReviewPlan:
+def plan_review(
+    target: TargetArg, settings: ReviewSettings | None = None, *, ask: Ask | None = None, check_runtimes: bool = True
+) -> ReviewPlan:
     """Decide the review of ``target`` (a path; several paths, reviewed together; ``-`` with
-    ``settings.stdin_text``; or None with a diff). ``ask`` answers the budget question on a terminal."""
+    ``settings.stdin_text``; or None with a diff). ``ask`` answers the budget question on a terminal.
+
+    ``check_runtimes`` (a review): a missing key, CLI or model fails before anything is written; showing a
+    plan (``fluxdrive triage``, the MCP tool) prices it without needing them."""
     settings = _since_last(settings or ReviewSettings(), target)
     with known_secrets() as secrets:
         given = target if target is None or isinstance(target, str | Path) else [str(t) for t in target]
@@ -109,14 +115,19 @@ def plan_review(target: TargetArg, settings: ReviewSettings | None = None, *, as
         baseline = load_baseline(Path(settings.baseline)) if settings.baseline is not None else None
         imports = _imports(settings, config, resolved)  # a bad SARIF file ends the review here: one line, exit 2
         runtimes = runtime_pool(settings)
+        if check_runtimes:
+            runtimes.preflight(config, Path(resolved.root))  # the common case fails before anything is written
         if settings.llm_triage:
             from fluxdrive.runtimes.registry import require_llm_extra
 
             require_llm_extra()
+        output_dir = claim_output_dir(output_dir_for(resolved, settings.output_dir), resolved)
         result = triage_target(resolved, config, use_cache=settings.use_cache)
-        plan = ReviewPlan(resolved, settings, config, result, runtimes, secrets=found, baseline=baseline)
-        plan = dataclasses.replace(plan, imports=tuple(imports))
-        return _steps(plan, list(config_notes), ask)
+        plan = ReviewPlan(resolved, settings, config, result, runtimes, output_dir, secrets=found, baseline=baseline)
+        plan = _steps(dataclasses.replace(plan, imports=tuple(imports)), list(config_notes), ask)
+        if check_runtimes:
+            verify(plan)  # unknown runtime, model, key or CLI of any planned agent: fail before asking
+        return plan
 
 
 def _steps(plan: ReviewPlan, config_notes: list[str], ask: Ask | None) -> ReviewPlan:

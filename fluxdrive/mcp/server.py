@@ -356,7 +356,7 @@ def _triage(root: _Root, target: str, diff_ref: str | None) -> str:
     from fluxdrive.triage import render_table
 
     settings = ReviewSettings(diff_ref=diff_ref, cwd=root.path, over_budget=True, yes=True)
-    plan = plan_review(_target(root, target, diff_ref), settings)
+    plan = plan_review(_target(root, target, diff_ref), settings, check_runtimes=False)
     directory = write_plan(plan, command="triage")
     budget = [s for s in plan.steps if s.startswith("Budget:")]
     notes = "".join(f"note: {n}\n" for n in [*plan.notes, *budget])
@@ -370,15 +370,12 @@ _SYNTHESIS_READS = ("*.md", "*.md.partial", "run.json", "peer-findings.jsonl", "
 
 
 def _synthesize(root: _Root, output_dir: str) -> str:
-    from fluxdrive.config import load_config
-    from fluxdrive.core.project import find_project_root
-    from fluxdrive.reports import write_reports
-    from fluxdrive.synthesis import synthesize
+    from fluxdrive.api import synthesize_run
 
     directory = root.output_dir(output_dir)
     root.check_inputs(directory, _SYNTHESIS_READS)
-    result = synthesize(directory, load_config(find_project_root(directory)).config)
-    return _summary(result, write_reports(result))
+    result, files, _config = synthesize_run(directory)
+    return _summary(result, files)
 
 
 def _run(root: _Root, output_dir: str) -> RunDirectory:
@@ -498,7 +495,7 @@ def _remember(processor: _Processor, root: Path, title: str, content: str, categ
 
 def build_server(root: Path) -> MCPServer:
     """The server for the project at ``root``, with every tool registered."""
-    from fluxdrive import __version__
+    from fluxdrive.core.version import __version__
 
     project = _Root(root)
     from fluxdrive.config import load_config

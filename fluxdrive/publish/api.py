@@ -25,8 +25,8 @@ from typing import Any, Self
 
 import httpx2
 
-from fluxdrive import __version__
 from fluxdrive.core.masking import MASK, scrub, scrub_tree
+from fluxdrive.core.version import __version__
 from fluxdrive.errors import FluxdriveError
 
 API_VERSION = "2022-11-28"
@@ -70,31 +70,31 @@ def _hint(status: int | None) -> str | None:
 class RestClient:
     """What every JSON REST client here shares: one ``httpx2`` pool on ``api_url`` with ``headers``, requests
     retried on 5xx, network errors and rate limits, list endpoints followed page by page, and errors raised
-    as ``error`` with the token masked. Subclasses set ``error`` and may override :meth:`hint`,
-    :meth:`message` and :meth:`next_page`."""
+    as ``error`` with the token masked. Subclasses set ``error`` and ``default_api_url``, say how the token
+    is sent (:meth:`headers`) and may override :meth:`hint`, :meth:`message` and :meth:`next_page`."""
 
     error: type[ApiError] = ApiError
+    default_api_url: str = ""
 
     def __init__(
         self,
         token: str,
-        api_url: str,
+        api_url: str | None = None,
         *,
-        headers: Mapping[str, str],
         timeout: float = 30.0,
         retries: int = RETRIES,
         backoff: float = BACKOFF_S,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._token = token
-        self.api_url = api_url.rstrip("/")
+        self.api_url = (api_url or self.default_api_url).rstrip("/")
         self._retries = retries
         self._backoff = backoff
         self._sleep = sleep
         self._client = httpx2.Client(
             base_url=self.api_url,
             timeout=httpx2.Timeout(timeout, connect=min(timeout, 10.0)),
-            headers={**headers, "User-Agent": f"fluxdrive/{__version__}"},
+            headers={**self.headers(token), "User-Agent": f"fluxdrive/{__version__}"},
             follow_redirects=True,
         )
 
@@ -121,13 +121,33 @@ class RestClient:
 
     # --- what differs between APIs ----------------------------------------------------------------
 
+    def headers(self, token: str) -> Mapping[str, str]:
+        """The headers every request carries: the API's media type and how it takes ``token``."""
+        return {"Accept": "application/json"}
+
     def hint(self, status: int | None) -> str | None:
         """How to fix a refusal with this status (None: no advice)."""
         return None
 
     def message(self, response: httpx2.Response) -> str:
-        """The API's own words from an error body."""
-        return _message(response)
+        """The API's own words from an error body (:meth:`error_text` of a JSON object), else the start of
+        the body; on one line, at most 500 characters."""
+        try:
+            body = response.json()
+        except ValueError:
+            return " ".join(response.text[:200].split()) or response.reason_phrase
+        if not isinstance(body, dict):
+            return response.reason_phrase
+        return " ".join(self.error_text(body, response.reason_phrase).split())[:500]
+
+    def error_text(self, body: dict[str, Any], reason: str) -> str:
+        """The words of a JSON error object: GitHub's ``message`` (and ``errors``); ``reason`` without them."""
+        message = str(body.get("message") or reason)
+        errors = body.get("errors")
+        if isinstance(errors, list) and errors:
+            details = [e if isinstance(e, str) else str(e.get("message") or e) for e in errors]
+            message = f"{message}: {'; '.join(details)}"
+        return message
 
     def next_page(self, response: httpx2.Response) -> str | None:
         """The next page of a list, from ``Link: <...>; rel="next"``."""
@@ -227,35 +247,23 @@ class RestClient:
 
 
 class GitHubClient(RestClient):
-    """``with GitHubClient(api_url, token) as gh: gh.request("GET", "/repos/o/r/pulls/1/files")``."""
+    """``with GitHubClient(token, api_url) as gh: gh.request("GET", "/repos/o/r/pulls/1/files")``."""
 
     error = GitHubApiError
+    default_api_url = DEFAULT_API_URL
 
     def __init__(
-        self,
-        token: str,
-        api_url: str = DEFAULT_API_URL,
-        *,
-        timeout: float = 30.0,
-        retries: int = RETRIES,
-        backoff: float = BACKOFF_S,
-        sleep: Callable[[float], None] = time.sleep,
-        graphql_url: str | None = None,
+        self, token: str, api_url: str | None = None, *, graphql_url: str | None = None, **options: Any
     ) -> None:
-        super().__init__(
-            token,
-            api_url,
-            headers={
-                "Accept": "application/vnd.github+json",
-                "X-GitHub-Api-Version": API_VERSION,
-                "Authorization": f"Bearer {token}",
-            },
-            timeout=timeout,
-            retries=retries,
-            backoff=backoff,
-            sleep=sleep,
-        )
+        super().__init__(token, api_url, **options)
         self.graphql_url = graphql_url or f"{self.api_url}/graphql"
+
+    def headers(self, token: str) -> Mapping[str, str]:
+        return {
+            "Accept": "application/vnd.github+json",
+            "X-GitHub-Api-Version": API_VERSION,
+            "Authorization": f"Bearer {token}",
+        }
 
     def hint(self, status: int | None) -> str | None:
         return _hint(status)
@@ -272,19 +280,3 @@ class GitHubClient(RestClient):
             raise GraphQLError(f"POST /graphql: {self.mask(messages)}")
         data = body.get("data")
         return data if isinstance(data, dict) else {}
-
-
-def _message(response: httpx2.Response) -> str:
-    """GitHub's ``message`` (and ``errors``) from an error body, else the start of the body."""
-    try:
-        body = response.json()
-    except ValueError:
-        return " ".join(response.text[:200].split()) or response.reason_phrase
-    if not isinstance(body, dict):
-        return response.reason_phrase
-    message = str(body.get("message") or response.reason_phrase)
-    errors = body.get("errors")
-    if isinstance(errors, list) and errors:
-        details = [e if isinstance(e, str) else str(e.get("message") or e) for e in errors]
-        message = f"{message}: {'; '.join(details)}"
-    return " ".join(message.split())[:500]

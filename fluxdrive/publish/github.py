@@ -1,6 +1,11 @@
 """Publish a review to a GitHub pull request: one review with inline comments, one summary comment.
 
-    publish_github(output_dir, root=root, env=os.environ) -> PublishResult
+    post(GitHubPublisher, output_dir, root=root, env=os.environ) -> PublishResult
+    publish_github(output_dir, root=root, env=os.environ)        (the same)
+
+:class:`GitHubPublisher` is GitHub's context and wire calls; which findings
+go inline, the bodies and the idempotent summary are the shared driver's
+(:mod:`fluxdrive.publish.driver`).
 
 **Where.** The pull request comes from the Actions event payload
 (``GITHUB_EVENT_PATH``: ``pull_request.number``, ``pull_request.head.sha``),
@@ -40,32 +45,30 @@ annotations, and a ``PATCH /repos/{o}/{r}/check-runs/{id}`` per further 50.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from fluxdrive.errors import InputError, UsageError
 from fluxdrive.publish.api import DEFAULT_API_URL, GitHubApiError, GitHubClient
-from fluxdrive.publish.diff import Anchor, DiffIndex
+from fluxdrive.publish.base import FAIL_ON_RANK, VERDICT_RANK, InlineComment, Publisher, PublishResult, ReviewRound
+from fluxdrive.publish.diff import DiffIndex
+from fluxdrive.publish.driver import post
 from fluxdrive.publish.render import (
     FINDING_MARKER_RE,
     RESOLVED_MARKER,
     RESOLVED_MARKER_RE,
-    SUMMARY_MARKER,
     check_summary,
-    finding_comment,
     plain,
     review_body,
-    summary_comment,
 )
-from fluxdrive.publish.report import PublishedFinding, RunReport, load_run
+from fluxdrive.publish.report import RunReport
 
 MODES = ("review", "checks")
 CHECK_NAME = "fluxdrive"
 MAX_ANNOTATIONS = 50  # per request (Checks API)
-VERDICT_RANK = {"safe": 0, "needs-changes": 1, "risky": 2}  # "incomplete" is not ranked: it always fails
-FAIL_ON_RANK = {"needs-changes": 1, "risky": 2, "never": 99}
 LEVELS = {"P0": "failure", "P1": "failure", "P2": "warning", "P3": "notice"}
 
 THREADS_QUERY = """
@@ -106,30 +109,6 @@ class Target:
     def repository(self) -> str:
         """``owner/name``."""
         return f"{self.owner}/{self.name}"
-
-
-@dataclass
-class PublishResult:
-    """What was posted."""
-
-    mode: str
-    repository: str
-    pull_request: int | None
-    commit: str
-    verdict: str
-    review_id: int | None = None
-    review_event: str | None = None
-    inline_posted: int = 0
-    already_posted: int = 0
-    outside_diff: int = 0
-    resolved: int = 0
-    resolved_by_reply: int = 0
-    summary_comment_id: int | None = None
-    summary_updated: bool = False
-    check_run_id: int | None = None
-    conclusion: str | None = None
-    annotations: int = 0
-    notes: list[str] = field(default_factory=list)
 
 
 # --- where to publish ---------------------------------------------------------------------------------
@@ -190,177 +169,6 @@ def resolve_target(
     return Target(owner, name, number, str(commit))
 
 
-def _token(env: Mapping[str, str]) -> str:
-    token = (env.get("GITHUB_TOKEN") or "").strip()
-    if not token:
-        raise UsageError(
-            "GITHUB_TOKEN is not set",
-            hint="in a workflow add 'env: GITHUB_TOKEN: ${{ github.token }}'; locally export a token",
-        )
-    return token
-
-
-# --- review mode --------------------------------------------------------------------------------------
-
-
-def _anchor(finding: PublishedFinding, diff: DiffIndex) -> Anchor | None:
-    for place in finding.places:
-        if place.start:
-            found = diff.anchor(place.path, place.start, place.end)
-            if found:
-                return found
-    return None
-
-
-def _comment(finding: PublishedFinding, anchor: Anchor) -> dict[str, Any]:
-    others = [str(p) for p in finding.places if not (p.path == anchor.path and p.start <= anchor.line <= p.end)]
-    comment: dict[str, Any] = {
-        "path": anchor.path,
-        "line": anchor.line,
-        "side": "RIGHT",
-        "body": finding_comment(finding, extra_places=others),
-    }
-    if anchor.start_line is not None:
-        comment["start_line"] = anchor.start_line
-        comment["start_side"] = "RIGHT"
-    return comment
-
-
-def _threads(gh: GitHubClient, target: Target) -> dict[str, dict[str, Any]]:
-    """Fingerprint -> review thread (``id``, ``isResolved``) of the threads fluxdrive started."""
-    found: dict[str, dict[str, Any]] = {}
-    cursor: str | None = None
-    for _ in range(50):
-        data = gh.graphql(
-            THREADS_QUERY, {"owner": target.owner, "name": target.name, "number": target.number, "cursor": cursor}
-        )
-        threads = ((data.get("repository") or {}).get("pullRequest") or {}).get("reviewThreads") or {}
-        for node in threads.get("nodes") or []:
-            first = ((node.get("comments") or {}).get("nodes") or [{}])[0] or {}
-            marker = FINDING_MARKER_RE.search(str(first.get("body") or ""))
-            if marker and marker.group(1) not in found:
-                found[marker.group(1)] = node
-        page = threads.get("pageInfo") or {}
-        if not page.get("hasNextPage"):
-            break
-        cursor = page.get("endCursor")
-    return found
-
-
-def _resolve(
-    gh: GitHubClient, target: Target, stale: dict[str, dict[str, Any]], replied: set[str], result: PublishResult
-) -> None:
-    """Resolve the threads of fixed findings; reply "Resolved in <sha>" where GraphQL is refused."""
-    try:
-        threads = _threads(gh, target)
-        for fp in sorted(stale):
-            thread = threads.get(fp)
-            if thread is None or thread.get("isResolved"):
-                continue
-            gh.graphql(RESOLVE_MUTATION, {"threadId": thread["id"]})
-            result.resolved += 1
-        return
-    except GitHubApiError as exc:
-        result.notes.append(f"could not resolve threads through GraphQL ({exc.message}); replying instead")
-    base = f"/repos/{target.owner}/{target.name}/pulls/{target.number}/comments"
-    for fp, comment in sorted(stale.items()):
-        if fp in replied:
-            continue
-        body = f"Resolved in {target.sha}: fluxdrive no longer reports this finding.\n\n{RESOLVED_MARKER.format(fp)}"
-        gh.json("POST", f"{base}/{comment['id']}/replies", json={"body": body})
-        result.resolved_by_reply += 1
-
-
-def _publish_review(
-    gh: GitHubClient, target: Target, report: RunReport, *, request_changes: bool, summary_url: str | None
-) -> PublishResult:
-    owner, name, number = target.owner, target.name, target.number
-    pulls = f"/repos/{owner}/{name}/pulls/{number}"
-    if not target.sha:
-        head = gh.json("GET", pulls)
-        target = Target(owner, name, number, str(((head or {}).get("head") or {}).get("sha") or ""))
-    result = PublishResult("review", target.repository, number, target.sha, report.verdict)
-    diff = DiffIndex.from_pull_files(gh.paginate(f"{pulls}/files"))
-
-    posted: dict[str, dict[str, Any]] = {}
-    replied: set[str] = set()
-    for comment in gh.paginate(f"{pulls}/comments"):
-        body = str(comment.get("body") or "")
-        if comment.get("in_reply_to_id"):
-            replied.update(RESOLVED_MARKER_RE.findall(body))
-            continue
-        marker = FINDING_MARKER_RE.search(body)
-        if marker:
-            posted.setdefault(marker.group(1), comment)
-
-    new: list[tuple[PublishedFinding, dict[str, Any]]] = []
-    inline: list[PublishedFinding] = []
-    outside: list[PublishedFinding] = []
-    seen: set[str] = set()
-    for finding in report.findings:
-        anchor = _anchor(finding, diff)
-        if anchor is None:
-            outside.append(finding)
-            continue
-        inline.append(finding)
-        if finding.fingerprint in posted:
-            result.already_posted += 1
-        elif finding.fingerprint not in seen:
-            new.append((finding, _comment(finding, anchor)))
-        seen.add(finding.fingerprint)
-
-    event = "REQUEST_CHANGES" if request_changes and report.verdict == "risky" else "COMMENT"
-    # a review only when there is something new to say inline (or changes to request for the first time)
-    if new or (event == "REQUEST_CHANGES" and not posted):
-        payload = {
-            "commit_id": target.sha,
-            "event": event,
-            "body": review_body(report, len(new), target.sha),
-            "comments": [c for _, c in new],
-        }
-        try:
-            review = gh.json("POST", f"{pulls}/reviews", json=payload)
-        except GitHubApiError as exc:
-            if exc.status != 422 or not new:
-                raise
-            result.notes.append(f"GitHub refused the inline comments ({exc.message}); they are in the summary")
-            moved = [f for f, _ in new]
-            inline = [f for f in inline if f not in moved]
-            outside += moved
-            new = []
-            payload.update(comments=[], body=review_body(report, 0, target.sha))
-            review = gh.json("POST", f"{pulls}/reviews", json=payload)
-        result.review_id = (review or {}).get("id")
-        result.review_event = event
-        result.inline_posted = len(new)
-    result.outside_diff = len(outside)
-
-    current = {f.fingerprint for f in report.findings}
-    stale = {fp: c for fp, c in posted.items() if fp not in current}
-    if stale:
-        _resolve(gh, target, stale, replied, result)
-
-    body = summary_comment(
-        report,
-        sha=target.sha,
-        inline=inline,
-        outside=outside,
-        resolved=result.resolved + result.resolved_by_reply,
-        summary_url=summary_url,
-    )
-    issues = f"/repos/{owner}/{name}/issues"
-    existing = next(
-        (c for c in gh.paginate(f"{issues}/{number}/comments") if SUMMARY_MARKER in str(c.get("body") or "")), None
-    )
-    if existing is not None:
-        gh.json("PATCH", f"{issues}/comments/{existing['id']}", json={"body": body})
-        result.summary_comment_id, result.summary_updated = int(existing["id"]), True
-    else:
-        created = gh.json("POST", f"{issues}/{number}/comments", json={"body": body})
-        result.summary_comment_id = int((created or {}).get("id") or 0) or None
-    return result
-
-
 # --- checks mode --------------------------------------------------------------------------------------
 
 
@@ -409,94 +217,237 @@ def annotations_for(report: RunReport) -> list[dict[str, Any]]:
     return annotations
 
 
-def _publish_checks(gh: GitHubClient, target: Target, report: RunReport, *, fail_on: str) -> PublishResult:
-    result = PublishResult("checks", target.repository, target.number, target.sha, report.verdict)
-    annotations = annotations_for(report)
-    conclusion = conclusion_for(report, fail_on)
-    output = {"title": plain(f"fluxdrive: {report.verdict}", 255), "summary": check_summary(report)}
-    created = gh.json(
-        "POST",
-        f"/repos/{target.owner}/{target.name}/check-runs",
-        json={
-            "name": CHECK_NAME,
-            "head_sha": target.sha,
-            "status": "completed",
-            "conclusion": conclusion,
-            "output": {**output, "annotations": annotations[:MAX_ANNOTATIONS]},
-        },
-    )
-    run_id = int((created or {}).get("id") or 0)
-    for start in range(MAX_ANNOTATIONS, len(annotations), MAX_ANNOTATIONS):
-        gh.json(
-            "PATCH",
-            f"/repos/{target.owner}/{target.name}/check-runs/{run_id}",
-            json={"output": {**output, "annotations": annotations[start : start + MAX_ANNOTATIONS]}},
+# --- the publisher ------------------------------------------------------------------------------------
+
+
+class GitHubPublisher(Publisher):
+    """A pull request review with inline comments and a summary comment, or a check run (``--mode checks``)."""
+
+    name = "github"
+    token_env_var = "GITHUB_TOKEN"  # noqa: S105 - the name of the variable, not a token
+    modes = MODES
+    inline_in_one_request = True  # one review carries every inline comment
+
+    def __init__(
+        self,
+        target: Target,
+        token: str,
+        *,
+        api_url: str = DEFAULT_API_URL,
+        graphql_url: str | None = None,
+        request_changes: bool = False,
+        client: Callable[[str, str, str | None], GitHubClient] | None = None,
+    ) -> None:
+        self.target = target
+        self._token = token
+        self._api_url = api_url
+        self._graphql_url = graphql_url
+        self._request_changes = request_changes
+        self._factory = client or (lambda t, a, g: GitHubClient(t, a, graphql_url=g))
+        self._replied: set[str] = set()
+
+    @classmethod
+    def from_env(
+        cls,
+        env: Mapping[str, str],
+        *,
+        mode: str = "review",
+        repo: str | None = None,
+        pr: int | None = None,
+        sha: str | None = None,
+        request_changes: bool = False,
+        client: Callable[[str, str, str | None], GitHubClient] | None = None,
+    ) -> GitHubPublisher:
+        """``GITHUB_*`` (see the module docstring); ``client`` builds the API client from (token, api_url,
+        graphql_url) - for tests."""
+        token = cls.token(env)
+        target = resolve_target(env, repo=repo, pr=pr, sha=sha, need_pr=mode == "review")
+        return cls(
+            target,
+            token,
+            api_url=(env.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/"),
+            graphql_url=env.get("GITHUB_GRAPHQL_URL") or None,
+            request_changes=request_changes,
+            client=client,
         )
-    result.check_run_id, result.conclusion, result.annotations = run_id or None, conclusion, len(annotations)
-    return result
 
+    @classmethod
+    def token_hint(cls, env: Mapping[str, str]) -> str:
+        return "in a workflow add 'env: GITHUB_TOKEN: ${{ github.token }}'; locally export a token"
 
-# --- entry point --------------------------------------------------------------------------------------
+    @property
+    def where(self) -> str:
+        return self.target.repository + (f"#{self.target.number}" if self.target.number else "")
 
+    def connect(self) -> GitHubClient:
+        self.gh = self._factory(self._token, self._api_url, self._graphql_url)
+        return self.gh
 
-def publish_github(
-    output_dir: Path,
-    *,
-    root: Path,
-    env: Mapping[str, str],
-    mode: str = "review",
-    repo: str | None = None,
-    pr: int | None = None,
-    sha: str | None = None,
-    request_changes: bool = False,
-    summary_url: str | None = None,
-    fail_on: str = "risky",
-    client: Callable[[str, str, str | None], GitHubClient] | None = None,
-) -> PublishResult:
-    """Publish the run in ``output_dir`` to GitHub (see the module docstring).
+    @property
+    def _pulls(self) -> str:
+        return f"/repos/{self.target.owner}/{self.target.name}/pulls/{self.target.number}"
 
-    ``root`` is the repository root the finding paths are relative to (an
-    absolute path under it is made relative); ``env`` supplies ``GITHUB_*``
-    (``os.environ`` in a workflow). ``client`` builds the API client from
-    (token, api_url, graphql_url) - for tests.
-    """
-    if mode not in MODES:
-        raise UsageError(f"unknown --mode {mode!r}", hint="use review or checks")
-    if summary_url is not None and not summary_url.startswith(("https://", "http://")):
-        raise UsageError(f"--summary-url must be an http(s) URL, got {summary_url!r}")
-    if fail_on not in FAIL_ON_RANK:
-        raise UsageError(f"unknown --fail-on value {fail_on!r}", hint="use risky, needs-changes or never")
-    token = _token(env)
-    target = resolve_target(env, repo=repo, pr=pr, sha=sha, need_pr=mode == "review")
-    report = load_run(Path(output_dir), root)
-    api_url = (env.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/")
-    graphql_url = env.get("GITHUB_GRAPHQL_URL") or None
-    factory = client or (lambda t, a, g: GitHubClient(t, a, graphql_url=g))
-    with factory(token, api_url, graphql_url) as gh:
-        if mode == "checks":
-            return _publish_checks(gh, target, report, fail_on=fail_on)
-        return _publish_review(gh, target, report, request_changes=request_changes, summary_url=summary_url)
+    @property
+    def _issues(self) -> str:
+        return f"/repos/{self.target.owner}/{self.target.name}/issues"
 
+    def head(self) -> str:
+        if not self.target.sha:
+            pull = self.gh.json("GET", self._pulls)
+            sha = str(((pull or {}).get("head") or {}).get("sha") or "")
+            self.target = Target(self.target.owner, self.target.name, self.target.number, sha)
+        return self.target.sha
 
-def describe(result: PublishResult) -> str:
-    """One or two lines saying what was posted."""
-    where = f"{result.repository}" + (f"#{result.pull_request}" if result.pull_request else "")
-    if result.mode == "checks":
+    # --- review mode ----------------------------------------------------------------------------------
+
+    def changed_lines(self) -> DiffIndex:
+        return DiffIndex.from_pull_files(self.gh.paginate(f"{self._pulls}/files"))
+
+    def threads(self) -> Iterable[tuple[str, Any]]:
+        """The pull request's review comments that start a thread; the "Resolved in" replies are noted."""
+        for comment in self.gh.paginate(f"{self._pulls}/comments"):
+            body = str(comment.get("body") or "")
+            if comment.get("in_reply_to_id"):
+                self._replied.update(RESOLVED_MARKER_RE.findall(body))
+                continue
+            yield body, comment
+
+    def post_inline(self, comments: Sequence[InlineComment], state: ReviewRound) -> list[InlineComment]:
+        """One review (COMMENT, or REQUEST_CHANGES on a risky verdict when asked) with every comment; a review
+        without comments when GitHub refuses a line (422). No review when there is nothing new to say."""
+        report, result = state.report, state.result
+        event = "REQUEST_CHANGES" if self._request_changes and report.verdict == "risky" else "COMMENT"
+        if not comments and not (event == "REQUEST_CHANGES" and not state.earlier):
+            return []
+        sha = self.target.sha
+        payload = {
+            "commit_id": sha,
+            "event": event,
+            "body": review_body(report, len(comments), sha),
+            "comments": [_comment(c) for c in comments],
+        }
+        refused: list[InlineComment] = []
+        try:
+            review = self.gh.json("POST", f"{self._pulls}/reviews", json=payload)
+        except GitHubApiError as exc:
+            if exc.status != 422 or not comments:
+                raise
+            result.notes.append(f"GitHub refused the inline comments ({exc.message}); they are in the summary")
+            refused = list(comments)
+            payload.update(comments=[], body=review_body(report, 0, sha))
+            review = self.gh.json("POST", f"{self._pulls}/reviews", json=payload)
+        result.review_id = (review or {}).get("id")
+        result.review_event = event
+        return refused
+
+    def resolve(self, stale: Mapping[str, Any], result: PublishResult) -> None:
+        """Resolve the threads through GraphQL; reply "Resolved in <sha>" where GraphQL is refused."""
+        try:
+            threads = self._review_threads()
+            for fp in sorted(stale):
+                thread = threads.get(fp)
+                if thread is None or thread.get("isResolved"):
+                    continue
+                self.gh.graphql(RESOLVE_MUTATION, {"threadId": thread["id"]})
+                result.resolved += 1
+            return
+        except GitHubApiError as exc:
+            result.notes.append(f"could not resolve threads through GraphQL ({exc.message}); replying instead")
+        for fp, comment in sorted(stale.items()):
+            if fp in self._replied:
+                continue
+            body = f"Resolved in {self.target.sha}: fluxdrive no longer reports this finding.\n\n"
+            body += RESOLVED_MARKER.format(fp)
+            self.gh.json("POST", f"{self._pulls}/comments/{comment['id']}/replies", json={"body": body})
+            result.resolved_by_reply += 1
+
+    def _review_threads(self) -> dict[str, dict[str, Any]]:
+        """Fingerprint -> review thread (``id``, ``isResolved``) of the threads fluxdrive started."""
+        found: dict[str, dict[str, Any]] = {}
+        cursor: str | None = None
+        target = self.target
+        for _ in range(50):
+            data = self.gh.graphql(
+                THREADS_QUERY, {"owner": target.owner, "name": target.name, "number": target.number, "cursor": cursor}
+            )
+            threads = ((data.get("repository") or {}).get("pullRequest") or {}).get("reviewThreads") or {}
+            for node in threads.get("nodes") or []:
+                first = ((node.get("comments") or {}).get("nodes") or [{}])[0] or {}
+                marker = FINDING_MARKER_RE.search(str(first.get("body") or ""))
+                if marker and marker.group(1) not in found:
+                    found[marker.group(1)] = node
+            page = threads.get("pageInfo") or {}
+            if not page.get("hasNextPage"):
+                break
+            cursor = page.get("endCursor")
+        return found
+
+    def comments(self) -> Iterable[tuple[Any, str]]:
+        for comment in self.gh.paginate(f"{self._issues}/{self.target.number}/comments"):
+            yield comment.get("id"), str(comment.get("body") or "")
+
+    def edit_summary(self, comment_id: Any, body: str) -> None:
+        self.gh.json("PATCH", f"{self._issues}/comments/{comment_id}", json={"body": body})
+
+    def add_summary(self, body: str) -> int | None:
+        created = self.gh.json("POST", f"{self._issues}/{self.target.number}/comments", json={"body": body})
+        return int((created or {}).get("id") or 0) or None
+
+    # --- checks mode ----------------------------------------------------------------------------------
+
+    def set_status(self, report: RunReport, result: PublishResult, *, fail_on: str) -> None:
+        """One check run, completed, with the first 50 annotations; a PATCH per further 50."""
+        annotations = annotations_for(report)
+        conclusion = conclusion_for(report, fail_on)
+        output = {"title": plain(f"fluxdrive: {report.verdict}", 255), "summary": check_summary(report)}
+        runs = f"/repos/{self.target.owner}/{self.target.name}/check-runs"
+        created = self.gh.json(
+            "POST",
+            runs,
+            json={
+                "name": CHECK_NAME,
+                "head_sha": self.target.sha,
+                "status": "completed",
+                "conclusion": conclusion,
+                "output": {**output, "annotations": annotations[:MAX_ANNOTATIONS]},
+            },
+        )
+        run_id = int((created or {}).get("id") or 0)
+        for start in range(MAX_ANNOTATIONS, len(annotations), MAX_ANNOTATIONS):
+            batch = annotations[start : start + MAX_ANNOTATIONS]
+            self.gh.json("PATCH", f"{runs}/{run_id}", json={"output": {**output, "annotations": batch}})
+        result.status_id, result.conclusion, result.annotations = run_id or None, conclusion, len(annotations)
+
+    # --- what was posted ------------------------------------------------------------------------------
+
+    @classmethod
+    def inline_said(cls, result: PublishResult) -> str:
+        if not result.review_id:
+            return "no new inline comments"
+        return f"review {result.review_id} ({result.review_event}) with {result.inline_posted} inline comment(s)"
+
+    @classmethod
+    def status_said(cls, result: PublishResult) -> str:
         return (
-            f"Check run {result.check_run_id} on {result.commit[:12]} in {where}: {result.conclusion}, "
+            f"Check run {result.status_id} on {result.commit[:12]} in {result.where}: {result.conclusion}, "
             f"{result.annotations} annotation(s)."
         )
-    parts = []
-    if result.review_id:
-        parts.append(f"review {result.review_id} ({result.review_event}) with {result.inline_posted} inline comment(s)")
-    else:
-        parts.append("no new inline comments")
-    if result.already_posted:
-        parts.append(f"{result.already_posted} already commented")
-    if result.outside_diff:
-        parts.append(f"{result.outside_diff} outside the diff (in the summary)")
-    if result.resolved or result.resolved_by_reply:
-        parts.append(f"{result.resolved + result.resolved_by_reply} fixed finding(s) resolved")
-    verb = "updated" if result.summary_updated else "posted"
-    parts.append(f"summary comment {result.summary_comment_id} {verb}")
-    return f"Published to {where} at {result.commit[:12]}: " + "; ".join(parts) + "."
+
+
+def _comment(comment: InlineComment) -> dict[str, Any]:
+    """The review's comment object: RIGHT-side line, and the range's first line for several."""
+    anchor = comment.anchor
+    posted: dict[str, Any] = {"path": anchor.path, "line": anchor.line, "side": "RIGHT", "body": comment.body}
+    if anchor.start_line is not None:
+        posted["start_line"] = anchor.start_line
+        posted["start_side"] = "RIGHT"
+    return posted
+
+
+# --- the functions of before the protocol --------------------------------------------------------------
+
+
+publish_github = partial(post, GitHubPublisher)
+"""``publish_github(output_dir, root=root, env=os.environ, **options)``: :func:`~fluxdrive.publish.post` with
+:class:`GitHubPublisher` (``root`` is the repository root the finding paths are relative to)."""
+describe = GitHubPublisher.describe

@@ -1,6 +1,11 @@
 """Publish a review to a GitLab merge request: one diff discussion per finding, one summary note.
 
-    publish_gitlab(output_dir, root=root, env=os.environ) -> GitLabPublishResult
+    post(GitLabPublisher, output_dir, root=root, env=os.environ) -> PublishResult
+    publish_gitlab(output_dir, root=root, env=os.environ)        (the same)
+
+:class:`GitLabPublisher` is GitLab's context and wire calls; which findings
+go inline, the bodies and the idempotent summary are the shared driver's
+(:mod:`fluxdrive.publish.driver`).
 
 **Where.** The API from ``CI_API_V4_URL`` (default https://gitlab.com/api/v4),
 the project from ``CI_MERGE_REQUEST_PROJECT_ID`` (else ``CI_PROJECT_ID``),
@@ -40,16 +45,16 @@ a GitLab quick action (``/merge``, ``/approve``, ``/close``...).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from functools import partial
 from typing import Any
 
 from fluxdrive.errors import UsageError
-from fluxdrive.publish.diff import Anchor, DiffIndex, context_old_lines, right_side_hunks
+from fluxdrive.publish.base import InlineComment, Publisher, PublishResult, ReviewRound
+from fluxdrive.publish.diff import DiffIndex, context_old_lines, right_side_hunks
+from fluxdrive.publish.driver import post
 from fluxdrive.publish.gitlab_api import DEFAULT_API_URL, GitLabApiError, GitLabClient, project_path
-from fluxdrive.publish.render import FINDING_MARKER_RE, SUMMARY_MARKER, finding_comment, summary_comment
-from fluxdrive.publish.report import PublishedFinding, RunReport, load_run
 
 _QUICK_ACTION = re.compile(r"(?m)^([ \t]*)/")
 _LINE_CODE = re.compile(r"(?i)line_code|line code|position")
@@ -67,23 +72,6 @@ class MergeRequest:
     def path(self) -> str:
         """``/projects/:id/merge_requests/:iid``."""
         return f"{project_path(self.project)}/merge_requests/{self.iid}"
-
-
-@dataclass
-class GitLabPublishResult:
-    """What was posted."""
-
-    project: str
-    merge_request: int
-    commit: str
-    verdict: str
-    discussions_posted: int = 0
-    already_posted: int = 0
-    outside_diff: int = 0
-    resolved: int = 0
-    summary_note_id: int | None = None
-    summary_updated: bool = False
-    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -140,20 +128,6 @@ def resolve_merge_request(
     return MergeRequest(url, project_id, iid)
 
 
-def _token(env: Mapping[str, str]) -> str:
-    token = (env.get("GITLAB_TOKEN") or "").strip()
-    if token:
-        return token
-    if env.get("CI_JOB_TOKEN"):
-        hint = (
-            "CI_JOB_TOKEN cannot post merge request notes or discussions: add a project access token "
-            "(scope api, role Developer) as a masked CI/CD variable named GITLAB_TOKEN"
-        )
-    else:
-        hint = "export a GitLab access token with the api scope (in CI: a masked CI/CD variable GITLAB_TOKEN)"
-    raise UsageError("GITLAB_TOKEN is not set", hint=hint)
-
-
 # --- posting ------------------------------------------------------------------------------------------
 
 
@@ -162,173 +136,166 @@ def no_quick_actions(body: str) -> str:
     return _QUICK_ACTION.sub("\\1\u200b/", body)
 
 
-def _anchor(finding: PublishedFinding, diffs: _Diffs) -> Anchor | None:
-    for place in finding.places:
-        if place.start:
-            found = diffs.index.anchor(place.path, place.start, place.end)
-            if found:
-                return found
-    return None
+# --- the publisher ------------------------------------------------------------------------------------
 
 
-def _discussion(finding: PublishedFinding, anchor: Anchor, diffs: _Diffs, version: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``POST .../discussions`` body: the finding on the anchor's last line (one line: GitLab's multi-line
-    ranges need line codes, and the other lines are named in the body)."""
-    others = [str(p) for p in finding.places if not (p.path == anchor.path and p.start <= anchor.line <= p.end)]
-    position: dict[str, Any] = {
-        "position_type": "text",
-        "base_sha": version["base_commit_sha"],
-        "start_sha": version["start_commit_sha"],
-        "head_sha": version["head_commit_sha"],
-        "old_path": diffs.old_path.get(anchor.path, anchor.path),
-        "new_path": anchor.path,
-        "new_line": anchor.line,
-    }
-    old_line = diffs.unchanged.get(anchor.path, {}).get(anchor.line)
-    if old_line is not None:
-        position["old_line"] = old_line  # an unchanged line: GitLab wants both numbers
-    return {"body": no_quick_actions(finding_comment(finding, extra_places=others)), "position": position}
+class GitLabPublisher(Publisher):
+    """A diff discussion per finding on a changed line and a summary note, on a merge request."""
 
+    name = "gitlab"
+    token_env_var = "GITLAB_TOKEN"  # noqa: S105 - the name of the variable, not a token
+    inline_noun = "discussion"
+    already_said = "already discussed"
+    summary_noun = "summary note"
 
-def _latest_version(gl: GitLabClient, mr: MergeRequest) -> dict[str, Any]:
-    versions = gl.json("GET", f"{mr.path}/versions")
-    latest = versions[0] if isinstance(versions, list) and versions else None
-    if not isinstance(latest, dict) or not all(
-        latest.get(k) for k in ("base_commit_sha", "start_commit_sha", "head_commit_sha")
-    ):
-        raise GitLabApiError(
-            f"GET {mr.path}/versions: the merge request has no diff version yet",
-            hint="GitLab prepares it right after a push: run the job again in a moment",
-        )
-    return latest
+    def __init__(
+        self, target: MergeRequest, token: str, *, client: Callable[[str, str], GitLabClient] | None = None
+    ) -> None:
+        self.target = target
+        self._token = token
+        self._factory: Callable[[str, str], GitLabClient] = client or GitLabClient
+        self._version: dict[str, Any] = {}
+        self._diffs = _Diffs()
 
+    @classmethod
+    def from_env(
+        cls,
+        env: Mapping[str, str],
+        *,
+        mode: str = "review",
+        project: str | None = None,
+        mr: int | None = None,
+        api_url: str | None = None,
+        client: Callable[[str, str], GitLabClient] | None = None,
+    ) -> GitLabPublisher:
+        """``CI_*`` and ``GITLAB_TOKEN`` (see the module docstring); ``client`` builds the API client from
+        (token, api_url) - for tests."""
+        token = cls.token(env)
+        return cls(resolve_merge_request(env, project=project, mr=mr, api_url=api_url), token, client=client)
 
-def _merge_request_diffs(gl: GitLabClient, mr: MergeRequest) -> list[Any]:
-    try:
-        return gl.paginate(f"{mr.path}/diffs")
-    except GitLabApiError as exc:
-        if exc.status != 404:
-            raise
-    changes = gl.json("GET", f"{mr.path}/changes")  # GitLab before 15.7 has no /diffs
-    listed = (changes or {}).get("changes") if isinstance(changes, dict) else None
-    return listed if isinstance(listed, list) else []
+    @classmethod
+    def token_hint(cls, env: Mapping[str, str]) -> str:
+        if env.get("CI_JOB_TOKEN"):
+            return (
+                "CI_JOB_TOKEN cannot post merge request notes or discussions: add a project access token "
+                "(scope api, role Developer) as a masked CI/CD variable named GITLAB_TOKEN"
+            )
+        return "export a GitLab access token with the api scope (in CI: a masked CI/CD variable GITLAB_TOKEN)"
 
+    @property
+    def where(self) -> str:
+        return f"{self.target.project}!{self.target.iid}"
 
-def _publish(gl: GitLabClient, mr: MergeRequest, report: RunReport, *, summary_url: str | None) -> GitLabPublishResult:
-    version = _latest_version(gl, mr)
-    head = str(version["head_commit_sha"])
-    result = GitLabPublishResult(mr.project, mr.iid, head, report.verdict)
-    diffs = _Diffs.from_diffs(_merge_request_diffs(gl, mr))
+    def connect(self) -> GitLabClient:
+        self.gl = self._factory(self._token, self.target.api_url)
+        return self.gl
 
-    posted: dict[str, dict[str, Any]] = {}
-    for discussion in gl.paginate(f"{mr.path}/discussions"):
-        notes = discussion.get("notes") if isinstance(discussion, dict) else None
-        first = notes[0] if isinstance(notes, list) and notes and isinstance(notes[0], dict) else {}
-        marker = FINDING_MARKER_RE.search(str(first.get("body") or ""))
-        if marker:
-            posted.setdefault(marker.group(1), discussion)
+    def head(self) -> str:
+        """The latest diff version's head; its three commits are every position's."""
+        path = self.target.path
+        versions = self.gl.json("GET", f"{path}/versions")
+        latest = versions[0] if isinstance(versions, list) and versions else None
+        if not isinstance(latest, dict) or not all(
+            latest.get(k) for k in ("base_commit_sha", "start_commit_sha", "head_commit_sha")
+        ):
+            raise GitLabApiError(
+                f"GET {path}/versions: the merge request has no diff version yet",
+                hint="GitLab prepares it right after a push: run the job again in a moment",
+            )
+        self._version = latest
+        return str(latest["head_commit_sha"])
 
-    inline: list[PublishedFinding] = []
-    outside: list[PublishedFinding] = []
-    seen: set[str] = set()
-    for finding in report.findings:
-        anchor = _anchor(finding, diffs)
-        if anchor is None:
-            outside.append(finding)
-            continue
-        if finding.fingerprint in posted or finding.fingerprint in seen:
-            inline.append(finding)
-            result.already_posted += finding.fingerprint in posted
-            continue
+    def changed_lines(self) -> DiffIndex:
+        self._diffs = _Diffs.from_diffs(self._merge_request_diffs())
+        return self._diffs.index
+
+    def _merge_request_diffs(self) -> list[Any]:
+        path = self.target.path
         try:
-            gl.json("POST", f"{mr.path}/discussions", json=_discussion(finding, anchor, diffs, version))
+            return self.gl.paginate(f"{path}/diffs")
         except GitLabApiError as exc:
-            if exc.status != 400 or not _LINE_CODE.search(exc.message):
+            if exc.status != 404:
                 raise
-            result.notes.append(f"GitLab refused the line of {finding.id} ({exc.message}); it is in the summary")
-            outside.append(finding)
-            continue
-        seen.add(finding.fingerprint)
-        inline.append(finding)
-        result.discussions_posted += 1
-    result.outside_diff = len(outside)
+        changes = self.gl.json("GET", f"{path}/changes")  # GitLab before 15.7 has no /diffs
+        listed = (changes or {}).get("changes") if isinstance(changes, dict) else None
+        return listed if isinstance(listed, list) else []
 
-    current = {f.fingerprint for f in report.findings}
-    for fp, discussion in sorted(posted.items()):
-        first = discussion["notes"][0]
-        if fp in current or not first.get("resolvable") or first.get("resolved"):
-            continue
-        try:
-            gl.json("PUT", f"{mr.path}/discussions/{discussion['id']}", params={"resolved": "true"})
-        except GitLabApiError as exc:
-            if exc.status != 403:
-                raise
-            result.notes.append(f"could not resolve the discussion of a fixed finding ({exc.message})")
-            continue
-        result.resolved += 1
+    def threads(self) -> Iterable[tuple[str, Any]]:
+        """Every discussion, by the body of its first note."""
+        for discussion in self.gl.paginate(f"{self.target.path}/discussions"):
+            notes = discussion.get("notes") if isinstance(discussion, dict) else None
+            first = notes[0] if isinstance(notes, list) and notes and isinstance(notes[0], dict) else {}
+            yield str(first.get("body") or ""), discussion
 
-    body = no_quick_actions(
-        summary_comment(
-            report, sha=head, inline=inline, outside=outside, resolved=result.resolved, summary_url=summary_url
-        )
-    )
-    existing = next(
-        (
-            n
-            for n in gl.paginate(f"{mr.path}/notes")
-            if isinstance(n, dict) and not n.get("system") and SUMMARY_MARKER in str(n.get("body") or "")
-        ),
-        None,
-    )
-    if existing is not None:
-        gl.json("PUT", f"{mr.path}/notes/{existing['id']}", json={"body": body})
-        result.summary_note_id, result.summary_updated = int(existing["id"]), True
-    else:
-        created = gl.json("POST", f"{mr.path}/notes", json={"body": body})
-        result.summary_note_id = int((created or {}).get("id") or 0) or None
-    return result
+    def post_inline(self, comments: Sequence[InlineComment], state: ReviewRound) -> list[InlineComment]:
+        """A discussion per comment; one GitLab refuses the line of (400 ``line_code``) is returned."""
+        refused: list[InlineComment] = []
+        for comment in comments:
+            try:
+                self.gl.json("POST", f"{self.target.path}/discussions", json=self._discussion(comment))
+            except GitLabApiError as exc:
+                if exc.status != 400 or not _LINE_CODE.search(exc.message):
+                    raise
+                state.result.notes.append(
+                    f"GitLab refused the line of {comment.finding.id} ({exc.message}); it is in the summary"
+                )
+                refused.append(comment)
+        return refused
+
+    def _discussion(self, comment: InlineComment) -> dict[str, Any]:
+        """The ``POST .../discussions`` body: the finding on the anchor's last line (one line: GitLab's
+        multi-line ranges need line codes, and the other lines are named in the body)."""
+        anchor, version = comment.anchor, self._version
+        position: dict[str, Any] = {
+            "position_type": "text",
+            "base_sha": version["base_commit_sha"],
+            "start_sha": version["start_commit_sha"],
+            "head_sha": version["head_commit_sha"],
+            "old_path": self._diffs.old_path.get(anchor.path, anchor.path),
+            "new_path": anchor.path,
+            "new_line": anchor.line,
+        }
+        old_line = self._diffs.unchanged.get(anchor.path, {}).get(anchor.line)
+        if old_line is not None:
+            position["old_line"] = old_line  # an unchanged line: GitLab wants both numbers
+        return {"body": comment.body, "position": position}
+
+    def resolve(self, stale: Mapping[str, Any], result: PublishResult) -> None:
+        """``PUT .../discussions/:id?resolved=true`` for each resolvable, unresolved one."""
+        for discussion in stale.values():
+            first = discussion["notes"][0]
+            if not first.get("resolvable") or first.get("resolved"):
+                continue
+            try:
+                self.gl.json("PUT", f"{self.target.path}/discussions/{discussion['id']}", params={"resolved": "true"})
+            except GitLabApiError as exc:
+                if exc.status != 403:
+                    raise
+                result.notes.append(f"could not resolve the discussion of a fixed finding ({exc.message})")
+                continue
+            result.resolved += 1
+
+    def comments(self) -> Iterable[tuple[Any, str]]:
+        """The merge request's notes, system notes ("added 1 commit") left out."""
+        for note in self.gl.paginate(f"{self.target.path}/notes"):
+            if isinstance(note, dict) and not note.get("system"):
+                yield note.get("id"), str(note.get("body") or "")
+
+    def edit_summary(self, comment_id: Any, body: str) -> None:
+        self.gl.json("PUT", f"{self.target.path}/notes/{comment_id}", json={"body": body})
+
+    def add_summary(self, body: str) -> int | None:
+        created = self.gl.json("POST", f"{self.target.path}/notes", json={"body": body})
+        return int((created or {}).get("id") or 0) or None
+
+    def defuse(self, body: str) -> str:
+        return no_quick_actions(body)
 
 
-# --- entry point --------------------------------------------------------------------------------------
+# --- the functions of before the protocol --------------------------------------------------------------
 
 
-def publish_gitlab(
-    output_dir: Path,
-    *,
-    root: Path,
-    env: Mapping[str, str],
-    project: str | None = None,
-    mr: int | None = None,
-    api_url: str | None = None,
-    summary_url: str | None = None,
-    client: Callable[[str, str], GitLabClient] | None = None,
-) -> GitLabPublishResult:
-    """Publish the run in ``output_dir`` to a GitLab merge request (see the module docstring).
-
-    ``root`` is the repository root the finding paths are relative to; ``env`` supplies ``CI_*`` and
-    ``GITLAB_TOKEN`` (``os.environ`` in a job). ``client`` builds the API client from (token, api_url) -
-    for tests.
-    """
-    if summary_url is not None and not summary_url.startswith(("https://", "http://")):
-        raise UsageError(f"--summary-url must be an http(s) URL, got {summary_url!r}")
-    token = _token(env)
-    target = resolve_merge_request(env, project=project, mr=mr, api_url=api_url)
-    report = load_run(Path(output_dir), root)
-    factory: Callable[[str, str], GitLabClient] = client or GitLabClient
-    with factory(token, target.api_url) as gl:
-        return _publish(gl, target, report, summary_url=summary_url)
-
-
-def describe_gitlab(result: GitLabPublishResult) -> str:
-    """One line saying what was posted."""
-    parts = [f"{result.discussions_posted} new discussion(s)"]
-    if result.already_posted:
-        parts.append(f"{result.already_posted} already discussed")
-    if result.outside_diff:
-        parts.append(f"{result.outside_diff} outside the diff (in the summary)")
-    if result.resolved:
-        parts.append(f"{result.resolved} fixed finding(s) resolved")
-    verb = "updated" if result.summary_updated else "posted"
-    parts.append(f"summary note {result.summary_note_id} {verb}")
-    where = f"{result.project}!{result.merge_request}"
-    return f"Published to {where} at {result.commit[:12]}: " + "; ".join(parts) + "."
+publish_gitlab = partial(post, GitLabPublisher)
+"""``publish_gitlab(output_dir, root=root, env=os.environ, **options)``: :func:`~fluxdrive.publish.post` with
+:class:`GitLabPublisher`."""
+describe_gitlab = GitLabPublisher.describe

@@ -11,13 +11,13 @@ error bodies are ``{"message": "..."}``, ``{"message": {"field": [...]}}`` or
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
+from collections.abc import Mapping
+from typing import Any
 from urllib.parse import quote
 
 import httpx2
 
-from fluxdrive.publish.api import BACKOFF_S, RETRIES, ApiError, RestClient
+from fluxdrive.publish.api import ApiError, RestClient
 
 DEFAULT_API_URL = "https://gitlab.com/api/v4"
 
@@ -37,26 +37,10 @@ class GitLabClient(RestClient):
     """``with GitLabClient(token, api_url) as gl: gl.paginate("/projects/1/merge_requests/2/notes")``."""
 
     error = GitLabApiError
+    default_api_url = DEFAULT_API_URL
 
-    def __init__(
-        self,
-        token: str,
-        api_url: str = DEFAULT_API_URL,
-        *,
-        timeout: float = 30.0,
-        retries: int = RETRIES,
-        backoff: float = BACKOFF_S,
-        sleep: Callable[[float], None] = time.sleep,
-    ) -> None:
-        super().__init__(
-            token,
-            api_url,
-            headers={"Accept": "application/json", "PRIVATE-TOKEN": token},
-            timeout=timeout,
-            retries=retries,
-            backoff=backoff,
-            sleep=sleep,
-        )
+    def headers(self, token: str) -> Mapping[str, str]:
+        return {"Accept": "application/json", "PRIVATE-TOKEN": token}
 
     def hint(self, status: int | None) -> str | None:
         if status == 401:
@@ -69,28 +53,21 @@ class GitLabClient(RestClient):
             return "check the project and merge request (--project-id, --mr); a token without access sees 404"
         return None
 
-    def message(self, response: httpx2.Response) -> str:
-        """GitLab's ``message`` (a string or a field -> errors object) or ``error``, else the start of the body."""
-        try:
-            body = response.json()
-        except ValueError:
-            return " ".join(response.text[:200].split()) or response.reason_phrase
-        if not isinstance(body, dict):
-            return response.reason_phrase
+    def error_text(self, body: dict[str, Any], reason: str) -> str:
+        """GitLab's ``message`` (a string or a field -> errors object) or ``error`` (and its description)."""
         message = body.get("message")
         if isinstance(message, dict):
             parts = []
             for name, problems in message.items():
                 listed = problems if isinstance(problems, list) else [problems]
                 parts.append(f"{name} {', '.join(str(p) for p in listed)}")
-            text = "; ".join(parts)
-        elif message:
-            text = str(message)
-        else:
-            text = str(body.get("error") or response.reason_phrase)
-            if body.get("error_description"):
-                text = f"{text}: {body['error_description']}"
-        return " ".join(text.split())[:500]
+            return "; ".join(parts)
+        if message:
+            return str(message)
+        text = str(body.get("error") or reason)
+        if body.get("error_description"):
+            text = f"{text}: {body['error_description']}"
+        return text
 
     def next_page(self, response: httpx2.Response) -> str | None:
         """``Link`` rel="next" on this API, else the same request with ``page`` set to ``X-Next-Page`` (empty on

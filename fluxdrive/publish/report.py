@@ -4,24 +4,31 @@
 (severity, title, ``locations`` as ``path:line`` or ``path:start-end``,
 agents, rules, CWE). The explanation and the fix are not in it: they are
 read from the reporting agent's own report (``<agent>.md``, its Issues Found
-prose) the way the SARIF help texts are. Each finding's fingerprint is
-:func:`fluxdrive.reports.sarif.fingerprint` - the file and the normalized
-title, not the line - so a comment posted for a finding is recognized on the
-next run even when lines moved.
+prose) the way the SARIF help texts are. Both are read through
+:class:`fluxdrive.runs.RunDirectory` (validated, confined), and a finding is
+its findings.json model (:class:`~fluxdrive.reports.findings_json.FindingOut`);
+:class:`PublishedFinding` is the view comments need on top of it: places
+parsed into line ranges, the explanation and fix, the marker.
+
+A finding's marker (``fingerprint``) hashes the file and the normalized
+title, not the line, so a comment posted for a finding is recognized on the
+next run even when lines moved. It is not the baseline/SARIF fingerprint on
+purpose: markers already posted on open pull requests must keep matching,
+or every comment would be posted again and every old thread resolved.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from fluxdrive.errors import InputError
-from fluxdrive.reports.sarif import fingerprint
-from fluxdrive.synthesis.model import Finding
+from fluxdrive.errors import FluxdriveError
+from fluxdrive.reports.findings_json import FindingOut
+from fluxdrive.runs.directory import RunDirectory
+from fluxdrive.synthesis.dedup import normalize_title
 from fluxdrive.synthesis.prose import issue_notes
 
 # path:12, path:12-14, path:L12-L14, path:12:5 (a column is dropped)
@@ -114,43 +121,41 @@ def repo_path(path: str, root: Path | None = None) -> str:
     return path.lstrip("/")
 
 
-def _notes(directory: Path, item: dict[str, Any], cache: dict[str, dict[str, tuple[str, str]]]) -> tuple[str, str]:
+def marker(finding: FindingOut) -> str:
+    """The comment marker of a finding: a hash of its file and normalized title (see the module docstring)."""
+    file = finding.location.rsplit(":", 1)[0] if finding.location else ""
+    return hashlib.sha256(f"{file}\0{normalize_title(finding.title)}".encode()).hexdigest()[:32]
+
+
+def _notes(run: RunDirectory, item: FindingOut, cache: dict[str, dict[str, tuple[str, str]]]) -> tuple[str, str]:
     """(explanation, fix) from the first reporting agent whose report explains this finding."""
-    for agent, local in (item.get("source_ids") or {}).items():
+    for agent, local in item.source_ids.items():
         if agent not in cache:
-            report = directory / f"{agent}.md"
             try:
-                cache[agent] = issue_notes(report.read_text(encoding="utf-8")) if report.is_file() else {}
-            except (OSError, UnicodeDecodeError):
+                cache[agent] = issue_notes(run.report(agent)) if run.report_file(agent) else {}
+            except (FluxdriveError, OSError):  # no report, a link out of the project, not an agent name
                 cache[agent] = {}
-        why, fix = cache[agent].get(str(local), ("", ""))
+        why, fix = cache[agent].get(local, ("", ""))
         if why or fix:
             return why, fix
     return "", ""
 
 
-def _finding(directory: Path, item: dict[str, Any], root: Path | None, cache: dict[str, Any]) -> PublishedFinding:
-    locations = [str(x) for x in item.get("locations") or ([item["location"]] if item.get("location") else [])]
-    model = Finding(
-        id=str(item["id"]),
-        severity=str(item["severity"]),
-        agents=[str(a) for a in item.get("agents") or []],
-        section=str(item.get("section") or ""),
-        title=str(item["title"]),
-        locations=locations,
-    )
-    why, fix = _notes(directory, item, cache)
+def _finding(
+    run: RunDirectory, item: FindingOut, root: Path | None, cache: dict[str, dict[str, tuple[str, str]]]
+) -> PublishedFinding:
+    why, fix = _notes(run, item, cache)
     return PublishedFinding(
-        id=model.id,
-        severity=model.severity,
-        title=model.title,
-        agents=tuple(model.agents),
-        places=tuple(parse_place(x, root) for x in locations),
-        fingerprint=fingerprint(model),
-        rules=tuple(str(r) for r in item.get("rules") or ()),
-        cwe=tuple(str(c) for c in item.get("cwe") or ()),
-        confidence=str(item.get("confidence") or ""),
-        convergence=str(item.get("convergence_ratio") or ""),
+        id=item.id,
+        severity=item.severity,
+        title=item.title,
+        agents=tuple(item.agents),
+        places=tuple(parse_place(x, root) for x in item.locations),
+        fingerprint=marker(item),
+        rules=tuple(item.rules),
+        cwe=tuple(item.cwe),
+        confidence=item.confidence,
+        convergence=item.convergence_ratio,
         why=why,
         fix=fix,
     )
@@ -158,41 +163,19 @@ def _finding(directory: Path, item: dict[str, Any], root: Path | None, cache: di
 
 def load_run(directory: Path, root: Path | None = None) -> RunReport:
     """Read ``directory/findings.json`` (and the agents' reports beside it)."""
-    path = Path(directory) / "findings.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(
-            f"no findings.json in {directory}", hint="publish a review's output directory (fluxdrive review ...)"
-        ) from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"cannot read {path}: {exc}") from None
-    if not isinstance(data, dict) or "verdict" not in data or not isinstance(data.get("findings"), list):
-        raise InputError(f"{path} is not a fluxdrive findings.json", hint="fluxdrive schema findings shows its shape")
-    cache: dict[str, Any] = {}
-    try:
-        findings = [_finding(Path(directory), item, root, cache) for item in data["findings"]]
-    except (KeyError, TypeError) as exc:
-        raise InputError(f"{path}: a finding lacks {exc}") from None
-    agents = [
-        AgentOutcome(str(a.get("name")), str(a.get("status")), str(a.get("reason") or ""))
-        for a in data.get("agents") or []
-        if isinstance(a, dict)
-    ]
-    complete = bool(data.get("complete", True))
-    verdict = str(data["verdict"])
-    if verdict == "safe" and not complete:  # a findings.json of schema 1 said "safe" for an incomplete review
-        verdict = "incomplete"
+    run = RunDirectory(Path(directory))
+    document = run.findings()
+    cache: dict[str, dict[str, tuple[str, str]]] = {}
     return RunReport(
         directory=Path(directory),
-        verdict=verdict,
-        counts={str(k): int(v) for k, v in (data.get("counts") or {}).items()},
-        complete=complete,
-        incomplete_reasons=[str(r) for r in data.get("incomplete_reasons") or []],
-        input=str(data.get("input") or ""),
-        findings=findings,
-        agents=agents,
-        improvements=len(data.get("improvements") or []),
-        validation=str(data.get("validation") or ""),
-        notes=[str(n) for n in data.get("notes") or []],
+        verdict=document.verdict,
+        counts={str(k): v for k, v in document.counts.items()},
+        complete=document.complete,
+        incomplete_reasons=list(document.incomplete_reasons),
+        input=document.input,
+        findings=[_finding(run, item, root, cache) for item in document.findings],
+        agents=[AgentOutcome(a.name, a.status, a.reason) for a in document.agents],
+        improvements=len(document.improvements),
+        validation=document.validation,
+        notes=list(document.notes),
     )

@@ -310,6 +310,118 @@ def render_json(result: Synthesis) -> str:
     return scrub_json(json.dumps(build_document(result).model_dump(mode="json"), indent=2, ensure_ascii=False)) + "\n"
 
 
+# Read back, a field the file lacks takes the value an empty synthesis would write. Why: findings.json of
+# schema 1 (no findings_verdict, "safe" for an incomplete review) and trimmed files people keep still read;
+# a field that is there must have its type, and an unknown one is refused (extra="forbid").
+_PROVENANCE = {"provider": "", "model_family": "", "model_id": ""}
+_DOCUMENT_DEFAULTS: dict[str, Any] = {
+    "schema_version": 1,
+    "synthesis_protocol_version": "",
+    "reviewed": "",
+    "input": "",
+    "input_type": "",
+    "verdict": "error",
+    "complete": True,
+    "incomplete_reasons": [],
+    "counts": {},
+    "validation": "",
+    "agents_launched": [],
+    "agents_completed": [],
+    "agents_failed": [],
+    "agents_partial": [],
+    "agents": [],
+    "findings": [],
+    "improvements": [],
+    "early_stop": False,
+    "skipped_agents": [],
+    "content_routing_active": False,
+    "timeline": {},
+    "conflicts": [],
+    "skipped_files": [],
+    "notes": [],
+    "synthesis_timestamp": "",
+}
+_FINDING_DEFAULTS: dict[str, Any] = {
+    "agents": [],
+    "section": "",
+    "title": "",
+    "location": None,
+    "convergence": 0,
+    "population": 0,
+    "convergence_ratio": "",
+    "confidence": "low",
+    "cross_family_convergence": 1,
+    "weighted_convergence": 0.0,
+    "provenance": {},
+    "co_located": False,
+    "co_located_with": [],
+    "cross_references": [],
+    "severity_conflict": None,
+    "recommendations": None,
+    "verification_recommended": False,
+    "partial": False,
+    "from_prose": False,
+    "beyond_slice": [],
+    "descriptions": {},
+    "source_ids": {},
+    "rules": [],
+    "cwe": [],
+    "discovered_by": None,
+    "acknowledged_by": [],
+}
+_IMPROVEMENT_DEFAULTS: dict[str, Any] = {"agents": [], "section": "", "title": "", "location": None, "descriptions": {}}
+_AGENT_DEFAULTS: dict[str, Any] = {"reason": "", "partial": False, "findings": 0, "provenance": _PROVENANCE}
+_TIMELINE_DEFAULTS: dict[str, Any] = {
+    "entries": [],
+    "adjustments": 0,
+    "disagreements": 0,
+    "unresolved_contradictions": 0,
+    "events": [],
+}
+
+
+def _filled(item: Any, defaults: dict[str, Any]) -> Any:
+    return {**defaults, **item} if isinstance(item, dict) else item
+
+
+def _finding_in(item: Any) -> Any:
+    item = _filled(item, _FINDING_DEFAULTS)
+    if isinstance(item, dict):
+        if "locations" not in item:
+            item["locations"] = [item["location"]] if isinstance(item["location"], str) and item["location"] else []
+        if item["location"] is None and isinstance(item["locations"], list) and item["locations"]:
+            item["location"] = item["locations"][0]
+        found = str(item.get("id", ""))
+        if "severity" not in item and found[:1] == "P" and found[2:3] == "-":
+            item["severity"] = found[:2]  # a finding's id names its severity (P1-3 is a P1)
+    return item
+
+
+def read_document(data: Any) -> FindingsDocument:
+    """The findings.json model of ``data`` read back from a file; pydantic's ValidationError when it is not one.
+
+    A missing field takes its empty value (see ``_DOCUMENT_DEFAULTS``); a
+    schema-1 document gets ``findings_verdict`` from its ``verdict``, and its
+    ``safe`` for an incomplete review reads as ``incomplete``, as schema 2
+    writes it.
+    """
+    if not isinstance(data, dict):
+        return FindingsDocument.model_validate(data)
+    document = {**_DOCUMENT_DEFAULTS, **data}
+    lists = ("findings", "improvements", "agents")
+    if all(isinstance(document[key], list) for key in lists):
+        document["findings"] = [_finding_in(f) for f in document["findings"]]
+        document["improvements"] = [_filled(f, _IMPROVEMENT_DEFAULTS) for f in document["improvements"]]
+        document["agents"] = [_filled(a, _AGENT_DEFAULTS) for a in document["agents"]]
+    document["timeline"] = _filled(document["timeline"], _TIMELINE_DEFAULTS)
+    verdict = document["verdict"]
+    if "findings_verdict" not in document:
+        document["findings_verdict"] = "safe" if verdict == "incomplete" else verdict
+    if verdict == "safe" and document["complete"] is False:
+        document["verdict"] = "incomplete"  # schema 1 said "safe" for an incomplete review
+    return FindingsDocument.model_validate(document)
+
+
 def json_schema() -> dict[str, Any]:
     """The published JSON Schema of findings.json."""
     schema = FindingsDocument.model_json_schema()

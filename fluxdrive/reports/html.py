@@ -25,10 +25,10 @@ from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 
-from fluxdrive import __version__
 from fluxdrive.contracts.run_manifest import RUN_FILE, RunManifest, load_manifest
 from fluxdrive.core.confine import is_inside
 from fluxdrive.core.project import find_project_root
+from fluxdrive.core.version import __version__
 from fluxdrive.reports.html_assets import CONTENT_SECURITY_POLICY, SCRIPT, SEVERITY_NAMES, STYLE
 from fluxdrive.reports.html_chart import SEVERITIES, clock, heat_map, text, timeline_svg
 from fluxdrive.reports.html_excerpt import Excerpt, ExcerptReader
@@ -57,6 +57,9 @@ def project_root(result: Synthesis) -> Path | None:
 
 
 def _manifest(result: Synthesis, root: Path) -> RunManifest | None:
+    """The run record synthesis was built from (a review's, in memory), else run.json beside the reports."""
+    if result.manifest is not None:
+        return result.manifest
     run_file = result.output_dir / RUN_FILE
     try:
         if not (is_inside(run_file, root) and stat.S_ISREG(run_file.stat().st_mode)):

@@ -3,8 +3,9 @@
 One run, tool ``fluxdrive`` with one rule per distinct rule id. A finding's
 rule id is the analyzer rule an agent reported (``ruff:S608``) when there is
 one, else ``fluxdrive/<agent>/<section>``. Levels: P0/P1 -> error, P2 ->
-warning, P3 -> note. ``partialFingerprints`` hash the file and the normalized
-title - not the line - so an alert survives unrelated edits above it.
+warning, P3 -> note. ``partialFingerprints`` carry the finding's fingerprint
+(:mod:`fluxdrive.reports.fingerprint`, the one baselines use) - not the line -
+so an alert survives unrelated edits above it.
 
 A result's first place is its ``locations``; the other places of a finding
 that stands for several (every line of one function, a rule folded into one
@@ -41,9 +42,10 @@ and what the SARIF multitool's GitHub rules (``validate --rule-kind
   reviewed file; for a review of a subdirectory that directory; else ``.``,
   the repository root.
 - **Fingerprints**: ``partialFingerprints["fluxdriveFinding/v1"]`` is
-  :func:`fingerprint`, unchanged; when two results of one run share it (one
-  title twice in one file), the later ones by line get a hash of it and
-  their rank, so each result's is unique. GitHub itself matches alerts on
+  :func:`fluxdrive.reports.fingerprint.fingerprints` of the finding (file,
+  rule or title, the flagged line's text, occurrence), read against the
+  project root the HTML excerpts use; unique within one run by construction
+  (one title twice in one file gets two). GitHub itself matches alerts on
   ``primaryLocationLineHash``, which its ``upload-sarif`` action computes
   from the source when a file lacks it; fluxdrive does not write one.
 - **Run**: ``automationDetails.id`` is ``<category>/`` (``fluxdrive/`` unless
@@ -55,18 +57,18 @@ and what the SARIF multitool's GitHub rules (``validate --rule-kind
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from typing import Any
 from urllib.parse import quote
 
-from fluxdrive import __version__
 from fluxdrive.core.masking import scrub_json
+from fluxdrive.core.version import __version__
 from fluxdrive.reports._cwe import CWE_URI, cwe_names, cwe_number, cwe_tag, cwe_url
 from fluxdrive.reports.codeclimate import split_location
+from fluxdrive.reports.fingerprint import fingerprints
+from fluxdrive.reports.html import project_root
 from fluxdrive.synthesis import Finding, Synthesis
-from fluxdrive.synthesis.dedup import normalize_title
 from fluxdrive.synthesis.model import SEVERITY_ORDER
 from fluxdrive.synthesis.prose import issue_notes
 
@@ -103,12 +105,6 @@ def rule_id(finding: Finding) -> str:
     return f"fluxdrive/{finding.agents[0]}/{_slug(finding.section)}"
 
 
-def fingerprint(finding: Finding) -> str:
-    """A hash of file and normalized title: stable when lines move."""
-    file = finding.location.rsplit(":", 1)[0] if finding.location else ""
-    return hashlib.sha256(f"{file}\0{normalize_title(finding.title)}".encode()).hexdigest()[:32]
-
-
 def _location(path: str, line: int) -> dict[str, Any]:
     """A physical location: a URI reference relative to the repository root, and a line >= 1."""
     return {
@@ -140,7 +136,7 @@ def _places(result: Synthesis, finding: Finding, located: set[str]) -> list[tupl
     return [split_location(place) for place in finding.locations[:MAX_LOCATIONS]]
 
 
-def _result(finding: Finding, places: list[tuple[str, int]], rule_index: int) -> dict[str, Any]:
+def _result(finding: Finding, places: list[tuple[str, int]], rule_index: int, fingerprint: str) -> dict[str, Any]:
     message = f"{finding.title} ({finding.id}; {finding.convergence_label} agents: {', '.join(finding.agents)})"
     if not finding.locations:
         where = f"section {finding.section!r}" if finding.section else "no place"
@@ -162,7 +158,7 @@ def _result(finding: Finding, places: list[tuple[str, int]], rule_index: int) ->
         "level": LEVELS[finding.severity],
         "message": {"text": message},
         "locations": [_location(*places[0])],
-        "partialFingerprints": {FINGERPRINT_KEY: fingerprint(finding)},
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
         "properties": properties,
     }
     related, total = places[1:], len(finding.locations)
@@ -172,18 +168,6 @@ def _result(finding: Finding, places: list[tuple[str, int]], rule_index: int) ->
             for number, place in enumerate(related, start=1)
         ]
     return result
-
-
-def _unique_fingerprints(results: list[dict[str, Any]]) -> None:
-    """Keep each result's fingerprint unique: the first by line keeps :func:`fingerprint`, later ones add a rank."""
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for item in results:
-        groups.setdefault(item["partialFingerprints"][FINGERPRINT_KEY], []).append(item)
-    for value, group in groups.items():
-        ordered = sorted(group, key=lambda r: r["locations"][0]["physicalLocation"]["region"]["startLine"])
-        for rank, item in enumerate(ordered[1:], start=1):
-            ranked = hashlib.sha256(f"{value}\0{rank}".encode()).hexdigest()[:32]
-            item["partialFingerprints"][FINGERPRINT_KEY] = ranked
 
 
 def _precision(identifier: str, group: list[Finding]) -> str:
@@ -320,8 +304,11 @@ def build_sarif(result: Synthesis, *, category: str = DEFAULT_CATEGORY) -> dict[
         run["taxonomies"] = [_taxonomy(taxa)]
     index = {rule["id"]: number for number, rule in enumerate(rules)}
     located = {split_location(place)[0] for f in findings for place in f.locations}
-    results = [_result(f, _places(result, f, located), index[rule_id(f)]) for f in findings]
-    _unique_fingerprints(results)
+    marks = fingerprints(findings, project_root(result) or result.output_dir)
+    results = [
+        _result(f, _places(result, f, located), index[rule_id(f)], mark)
+        for f, mark in zip(findings, marks, strict=True)
+    ]
     run["results"] = results
     run["properties"] = {"verdict": result.verdict, "validation": result.validation_line}
     if result.incomplete:  # a reader of the log must not take "no results" for "clean"

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from fluxdrive.core.walk import walk
 from fluxdrive.errors import FluxdriveError
 from fluxdrive.knowledge import Store
 from fluxdrive.launch.research.git_history import _git
@@ -416,7 +417,8 @@ def _notes(root: Path) -> Iterable[tuple[str, str]]:
         base = inside(root, root / folder)
         if base is None or not base.is_dir():
             continue
-        for path in sorted(base.rglob("*.md"))[:500]:
+        notes = (base / name for name in walk(base, gitignore=False) if name.endswith(".md"))  # the one skip policy
+        for path in sorted(notes)[:500]:
             resolved = inside(root, path)
             text = read_text(resolved) if resolved is not None else None
             if text is not None and resolved is not None:

@@ -14,36 +14,12 @@ A baseline is one JSON document::
 read as a baseline. Titles and paths are masked (credentials, terminal
 escapes) before they are stored; line numbers are not stored at all.
 
-Fingerprints (:func:`fingerprints`). ``fluxdrive.reports.sarif.fingerprint``
-hashes the file and the normalized title. It does not depend on the line,
-but it is not enough here, so the baseline has its own:
-
-* it cannot tell two identical hits in one file apart. A rule that fires on
-  the same pattern twice in one module, or two agents' "missing timeout"
-  titles on two calls, give one fingerprint, so suppressing one silently
-  suppresses a *new* second one;
-* a title that quotes a number (``(and 3 more places)``, ``line 41``)
-  changes when unrelated code moves.
-
-A baseline fingerprint hashes, with no line number in it:
-
-1. the file (relative to PROJECT_ROOT, ``./`` and ``\\`` normalized);
-2. the issue: the analyzer rule when the finding names one (``ruff:S608``,
-   stable across runs however the title is worded), else the normalized
-   title with its ``(and N more places)`` tail and bare numbers dropped;
-3. the flagged source line's text, whitespace collapsed, read from the
-   working tree when it is readable inside the root (else empty): moving code
-   keeps it, editing the flagged line makes the finding new again, which is
-   what a reviewer wants;
-4. an occurrence index among the findings of one review sharing 1-3,
-   counted in line order: two identical hits in one file stay two.
-
-So within one review every fingerprint is unique, the same tree reviewed
-twice gives the same fingerprints, and lines inserted above a finding do
-not change it. The hash is of unmasked text (masking depends on the
-environment, which would make fingerprints differ between a laptop and CI);
-only 128 bits of a SHA-256 are kept, and nothing in the baseline can be read
-back into source text.
+Fingerprints: :mod:`fluxdrive.reports.fingerprint` (the same ones SARIF's
+``partialFingerprints`` carry): file, rule or normalized title, the flagged
+line's text and an occurrence number - never the line number - so lines
+inserted above a finding keep it suppressed and two identical hits in one
+file stay two. Existing baselines keep matching: the material and
+``FINGERPRINT_VERSION`` did not change when the function moved there.
 
 ``since_last`` / ``remember_reviewed`` keep the commit each branch was last
 reviewed at (the history database records runs per project, not per branch
@@ -57,39 +33,37 @@ is written).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from fluxdrive import __version__
 from fluxdrive.contracts import derive_verdict
 from fluxdrive.core import git as _git
 from fluxdrive.core.atomic import atomic_write_json
 from fluxdrive.core.clock import utc_timestamp
-from fluxdrive.core.confine import OutsideRootError, read_confined
+from fluxdrive.core.confine import OutsideRootError
 from fluxdrive.core.masking import scrub
 from fluxdrive.core.paths import read_regular
 from fluxdrive.core.project import project_file
-from fluxdrive.errors import FluxdriveError, InputError
+from fluxdrive.core.version import __version__
+from fluxdrive.errors import InputError
+from fluxdrive.reports.findings_json import FindingOut
+from fluxdrive.reports.fingerprint import FINGERPRINT_VERSION, MORE_PLACES, Fingerprinted, fingerprints, split_location
+from fluxdrive.runs.directory import RunDirectory
 from fluxdrive.synthesis import Finding, Synthesis
-from fluxdrive.synthesis.dedup import normalize_title
 
 KIND_KEY = "kind"
 KIND = "fluxdrive-baseline"
 SCHEMA_VERSION = 1
-FINGERPRINT_VERSION = 1
 DEFAULT_BASELINE = Path(".fluxdrive") / "baseline.json"
 LAST_REVIEW = Path(".fluxdrive") / "last-review.json"
 LAST_REVIEW_KIND = "fluxdrive-last-review"
 MAX_BASELINE_BYTES = 64 * 1024 * 1024
-MAX_SOURCE_BYTES = 8 * 1024 * 1024  # a larger file's lines are not read: its fingerprints use an empty line text
 MAX_TITLE = 300
 SEVERITIES = ("P0", "P1", "P2", "P3")
-_MORE_PLACES = re.compile(r"\s*\(and \d+ more (?:places|lines)[^()]*(?:\(\))?\)$")
 _COMMIT = re.compile(r"^[0-9a-f]{7,64}$")
 
 
@@ -150,84 +124,6 @@ class BaselineOutcome:
     @property
     def fixed_count(self) -> int:
         return len(self.fixed)
-
-
-# --------------------------------------------------------------------------
-# fingerprints
-
-
-def _relative(path: str, root: Path) -> str:
-    """A location's file as a project-relative POSIX path."""
-    path = path.replace("\\", "/")
-    if path.startswith("/"):
-        try:
-            return Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
-        except (OSError, ValueError):
-            return path
-    while path.startswith("./"):
-        path = path[2:]
-    return path
-
-
-def split_location(location: str | None, root: Path) -> tuple[str, int | None]:
-    """``("app/db.py", 41)`` for ``app/db.py:41``; the line is None when the location has none."""
-    if not location:
-        return "", None
-    path, sep, line = location.rpartition(":")
-    if sep and line.isdigit():
-        return _relative(path, root), int(line)
-    return _relative(location, root), None
-
-
-def _issue(finding: Finding) -> str:
-    if finding.rules:
-        return f"rule:{finding.rules[0]}"
-    words = normalize_title(_MORE_PLACES.sub("", finding.title)).split()
-    return "title:" + " ".join(w for w in words if not w.isdigit())
-
-
-class _Lines:
-    """The project's files, read once each, confined to the root."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = Path(root)
-        self._cache: dict[str, list[str] | None] = {}
-
-    def text(self, path: str, line: int | None) -> str:
-        if not path or line is None or line < 1:
-            return ""
-        if path not in self._cache:
-            try:
-                data = read_confined(self.root / path, self.root, "source file", limit=MAX_SOURCE_BYTES)
-                self._cache[path] = None if b"\0" in data[:8192] else data.decode("utf-8", "replace").splitlines()
-            except (FluxdriveError, OSError, ValueError):
-                self._cache[path] = None
-        lines = self._cache[path]
-        if lines is None or line > len(lines):
-            return ""
-        return " ".join(lines[line - 1].split())
-
-
-def fingerprints(findings: Sequence[Finding], root: Path) -> list[str]:
-    """The line-independent fingerprint of each finding, in order (see the module docstring for the design)."""
-    lines = _Lines(root)
-    keys: list[tuple[str, str, str]] = []
-    order: list[tuple[int, str, str]] = []
-    for finding in findings:
-        path, line = split_location(finding.location, root)
-        keys.append((path, _issue(finding), lines.text(path, line)))
-        order.append((line or 0, finding.title, finding.id))
-    occurrence: dict[tuple[str, str, str], int] = {}
-    index = [0] * len(findings)
-    for position in sorted(range(len(findings)), key=lambda n: order[n]):
-        key = keys[position]
-        index[position] = occurrence.get(key, 0)
-        occurrence[key] = index[position] + 1
-    out = []
-    for (path, issue, text), number in zip(keys, index, strict=True):
-        material = f"v{FINGERPRINT_VERSION}\0{path}\0{issue}\0{text}\0{number}"
-        out.append(hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()[:32])
-    return out
 
 
 # --------------------------------------------------------------------------
@@ -350,9 +246,16 @@ def _previous(path: Path) -> Baseline | None:
         ) from None
 
 
+class Recordable(Fingerprinted, Protocol):
+    """A finding as a baseline records it: a merged finding or one read back from findings.json."""
+
+    @property
+    def severity(self) -> str: ...
+
+
 def write_baseline(
     path: Path,
-    findings: Sequence[Finding],
+    findings: Sequence[Recordable],
     root: Path,
     *,
     seen_at: str | None = None,
@@ -372,7 +275,7 @@ def write_baseline(
     entries = []
     for finding, fingerprint in zip(findings, fingerprints(findings, root), strict=True):
         file, _line = split_location(finding.location, root)
-        title = " ".join(scrub(_MORE_PLACES.sub("", finding.title)).split())
+        title = " ".join(scrub(MORE_PLACES.sub("", finding.title)).split())
         entries.append(
             BaselineEntry(
                 fingerprint=fingerprint,
@@ -412,49 +315,22 @@ class RunFindings:
     """The findings a finished review wrote to ``OUTPUT_DIR/findings.json``."""
 
     directory: Path
-    findings: list[Finding]
+    findings: list[FindingOut]
     reviewed: str
     project_root: str
 
 
 def read_run(output_dir: Path) -> RunFindings:
-    """The findings of a review's output directory (its findings.json), as :class:`Finding` objects."""
-    output_dir = Path(output_dir)
-    path = output_dir / "findings.json"
-    if not path.is_file():
-        raise InputError(f"{output_dir} holds no findings.json", hint="pass the output directory of a finished review")
-    try:
-        document = json.loads(read_regular(path, "findings.json", limit=MAX_BASELINE_BYTES).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path} is not valid JSON: {exc}", hint="synthesize the run again") from None
-    rows = document.get("findings") if isinstance(document, dict) else None
-    if not isinstance(rows, list) or "synthesis_protocol_version" not in document:
-        raise InputError(f"{path} is not a fluxdrive findings.json", hint="pass the output directory of a review")
-    findings = []
-    for number, row in enumerate(rows, start=1):
-        if not isinstance(row, dict) or not isinstance(row.get("title"), str) or row.get("severity") not in SEVERITIES:
-            raise InputError(f"{path}: finding {number} is malformed", hint="synthesize the run again")
-        locations = row.get("locations") or ([row["location"]] if row.get("location") else [])
-        findings.append(
-            Finding(
-                id=str(row.get("id", "")),
-                severity=row["severity"],
-                agents=[str(a) for a in row.get("agents") or []],
-                section=str(row.get("section", "")),
-                title=row["title"],
-                locations=[str(place) for place in locations],
-                rules=[str(r) for r in row.get("rules") or []],
-                cwe=[str(c) for c in row.get("cwe") or []],
-            )
-        )
+    """The findings of a review's output directory (its findings.json), as the findings.json model has them."""
+    run = RunDirectory.open(Path(output_dir), limit=MAX_BASELINE_BYTES)
+    document = run.findings()
     project_root = ""
     try:
-        run = json.loads((output_dir / "run.json").read_text(encoding="utf-8"))
-        project_root = str(run.get("input", {}).get("project_root") or "")
-    except (OSError, ValueError, AttributeError):
+        manifest = run.manifest()
+        project_root = manifest.input.project_root if manifest.input is not None else ""
+    except InputError:  # a broken run.json: the project is found from the directory instead
         pass
-    reviewed = document.get("reviewed")
-    return RunFindings(output_dir, findings, reviewed if isinstance(reviewed, str) else "", project_root)
+    return RunFindings(run.path, document.findings, document.reviewed, project_root or "")
 
 
 # --------------------------------------------------------------------------

@@ -62,6 +62,7 @@ class Synthesis:
     skipped_files: list[SkippedFile] = field(default_factory=list)
     files_reviewed: int | None = None
     interrupted: bool = False
+    manifest: RunManifest | None = field(default=None, repr=False)  # the run record it was built from, if any
 
     @property
     def verdict(self) -> str:
@@ -330,24 +331,36 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def synthesize(output_dir: Path, config: Config | None = None, *, now: datetime | None = None) -> Synthesis:
-    """Synthesize the agent reports in ``output_dir`` (PROTOCOL.md section 5)."""
+def synthesize(
+    output_dir: Path,
+    config: Config | None = None,
+    *,
+    now: datetime | None = None,
+    manifest: RunManifest | None = None,
+) -> Synthesis:
+    """Synthesize the agent reports in ``output_dir`` (PROTOCOL.md section 5). ``manifest``: the run's record
+    as the review holds it (a review synthesizes before its final run.json is written); else run.json."""
     with _collector_paused():
-        return _synthesize(Path(output_dir), config or Config(), now)
+        return _synthesize(Path(output_dir), config or Config(), now, manifest)
 
 
-def _synthesize(output_dir: Path, config: Config, now: datetime | None) -> Synthesis:
-    require_directory(output_dir, "output directory")
-    notes: list[str] = []
-    root = find_project_root(output_dir)
+def _read_manifest(output_dir: Path, root: Path, notes: list[str]) -> RunManifest | None:
+    """run.json, or None with a note when it cannot be trusted."""
     try:
         run_file = output_dir / RUN_FILE
         if run_file.exists() and not (is_inside(run_file, root) and stat.S_ISREG(run_file.stat().st_mode)):
             raise ManifestError(f"{run_file} is not a regular file inside the project root")
-        manifest = load_manifest(output_dir)
+        return load_manifest(output_dir)
     except ManifestError as exc:
         notes.append(f"run.json ignored: {exc}")
-        manifest = None
+        return None
+
+
+def _synthesize(output_dir: Path, config: Config, now: datetime | None, given: RunManifest | None) -> Synthesis:
+    require_directory(output_dir, "output directory")
+    notes: list[str] = []
+    root = find_project_root(output_dir)
+    manifest = given if given is not None else _read_manifest(output_dir, root, notes)
     discovered = discover(output_dir, manifest)
     notes.extend(discovered.notes)
     agents = manifest.launched if manifest and manifest.launched else sorted(discovered.files)
@@ -412,4 +425,5 @@ def _synthesize(output_dir: Path, config: Config, now: datetime | None) -> Synth
         skipped_files=list(manifest.files.skipped) if manifest else [],
         files_reviewed=manifest.files.reviewed if manifest and "files" in manifest.model_fields_set else None,
         interrupted=manifest.interrupted if manifest else False,
+        manifest=manifest,
     )

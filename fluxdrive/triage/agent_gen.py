@@ -7,7 +7,7 @@ generated agent turns both into one definition: concerns and routing from the
 signals, instructions from the criteria, the shared output contract and peer
 checkpoint. It is a project agent of that domain, so triage gives it the
 project and domain-agent bonuses when the domain is detected. It needs a
-model (``static: {offline: false}``): an offline review skips it with a note.
+model (``needs_model: true``): an offline review skips it with a note.
 
 Pure text generation: the caller decides where the file goes.
 """
@@ -75,7 +75,7 @@ def generate_agent(domain: str, roster: Roster) -> tuple[str, str]:
             "hunk_keywords": keywords,
         },
         "adjacent": list(profile.stage1_agents),
-        "static": {"offline": False},
+        "needs_model": True,
         "tier": "balanced",
     }
     severity = [f"- **{sev}**: {text}" for sev, text in sorted(profile.review_criteria.items())]

@@ -18,7 +18,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from fluxdrive.core import run_dirs as _run_dirs
+import fluxdrive.core.run_dirs as _run_dirs
 from fluxdrive.core.atomic import atomic_write_text
 from fluxdrive.core.clock import utc_timestamp
 from fluxdrive.errors import InputError, UsageError

@@ -17,7 +17,7 @@ import os
 import re
 from pathlib import Path
 
-from fluxdrive.core import run_dirs as _run_dirs
+import fluxdrive.core.run_dirs as _run_dirs
 from fluxdrive.core.atomic import atomic_write_text
 from fluxdrive.core.confine import is_inside
 from fluxdrive.core.masking import scrub

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from fluxdrive.core import git as _git
+import fluxdrive.core.git as _git
 from fluxdrive.core.confine import confine
 from fluxdrive.core.names import decodable, shown
 from fluxdrive.core.paths import decode_utf8, require_directory
@@ -31,7 +31,6 @@ InputKind = Literal["file", "document", "directory", "diff"]
 DOCUMENT_SUFFIXES = {".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc"}
 _DIFF_START = re.compile(r"\A\s*(?:diff --git |--- (?:a/|/dev/null|\S))", re.M)
 MAX_INPUT_BYTES = 200_000_000
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,11 +66,9 @@ class Target:
         return f"{self.source}:{self.root}"
 
 
-
 def project_root(path: Path) -> Path:
     """PROJECT_ROOT for an input path (file or directory)."""
     return find_project_root(Path(path))
-
 
 
 def looks_like_diff(text: str) -> bool:

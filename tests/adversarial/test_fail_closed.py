@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
+from fluxdrive.api import ReviewOptions, run_review
 from fluxdrive.cli import main
 from fluxdrive.config import load_config
-from fluxdrive.api import ReviewOptions, run_review
 from fluxdrive.mcp.server import _summary as mcp_summary
 from fluxdrive.reports import render_codeclimate
 from fluxdrive.runtimes.testing import Crash, Hang, ScriptedRuntime

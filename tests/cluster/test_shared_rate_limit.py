@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from fluxdrive.runtimes.llm.backoff import AdaptiveLimiter
+from fluxdrive.runtimes.llm.limiter import AdaptiveLimiter
 from fluxdrive.runtimes.llm.shared_limit import SharedLimiter, identity_key
 from tests.conftest import REPO, committed_copy
 from tests.fakes.llm_server import Error, FakeProvider, Text
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.timeout(120)
 HOLDERS = """
 import asyncio, sys
 import redis
-from fluxdrive.runtimes.llm.backoff import AdaptiveLimiter
+from fluxdrive.runtimes.llm.limiter import AdaptiveLimiter
 from fluxdrive.runtimes.llm.shared_limit import SharedLimiter
 url, prefix, kind = sys.argv[1], sys.argv[2], sys.argv[3]
 r = redis.Redis.from_url(url)

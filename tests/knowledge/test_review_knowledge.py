@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fluxdrive.knowledge import Entry, Store
 from fluxdrive.api import ReviewOptions, run_review
+from fluxdrive.knowledge import Entry, Store
 from tests.conftest import run_fluxdrive
 from tests.triage.conftest import git
 

@@ -15,7 +15,8 @@ from collections.abc import Iterator
 import httpx2
 import pytest
 
-from fluxdrive.runtimes.llm.backoff import AdaptiveLimiter, Backoff, BackoffTransport, EndpointUnreachable, retry_after
+from fluxdrive.runtimes.llm.backoff import Backoff, BackoffTransport, EndpointUnreachable, retry_after
+from fluxdrive.runtimes.llm.limiter import AdaptiveLimiter
 from tests.fakes.llm_server import Error, FakeProvider, Slow, Text
 
 BODY = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hello"}]}

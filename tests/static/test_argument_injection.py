@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from fluxdrive.runtimes.static.checks.runner import run_python_checks
+from fluxdrive.runtimes.static.checks.engine.runner import run_python_checks
 from fluxdrive.runtimes.static.checks.safety_arguments import refuses_dash
 
 CHECKS = ["py-argument-injection", "py-command-injection"]

@@ -10,15 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from fluxdrive.runtimes.static.checks import base
-from fluxdrive.runtimes.static.checks.base import CheckHit, CheckSpec, PyModule, registered_checks, walk
-from fluxdrive.runtimes.static.checks.pyparse import parse_python
-from fluxdrive.runtimes.static.checks.runner import run_python_checks
+from fluxdrive.runtimes.static.checks import safety_injection
+from fluxdrive.runtimes.static.checks.engine import registry
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.pyparse import parse_python
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, CheckSpec, registered_checks
+from fluxdrive.runtimes.static.checks.engine.runner import run_python_checks
+from fluxdrive.runtimes.static.checks.engine.syntax import walk
 
 # Real code nobody wrote for these checks: the standard library's HTTP server, subprocess and
 # tarfile modules (calls, handlers, loops, file and shell access), plus this project's own runner.
 SAMPLES = [Path(inspect.getfile(importlib.import_module(name))) for name in ("http.server", "subprocess", "tarfile")]
-SAMPLES.append(Path(base.__file__).with_name("safety_injection.py"))
+SAMPLES.append(Path(safety_injection.__file__))
 
 
 def _module(path: Path) -> PyModule:
@@ -66,7 +69,7 @@ def test_a_check_that_raises_is_noted_once_and_the_others_still_run(monkeypatch:
         yield  # a generator, like every check
 
     broken = CheckSpec("py-test-explodes", "python", "quality", "P3", "x", explode, ("x",), ("y",), (ast.Call,))
-    monkeypatch.setitem(base._REGISTRY, broken.name, broken)
+    monkeypatch.setitem(registry._REGISTRY, broken.name, broken)
     code = "import subprocess\ndef run(cmd):\n    subprocess.run(cmd, shell=True)\n    print(cmd)\n"
     notes: list[str] = []
     ran = run_python_checks("job.py", code, [broken.name, "py-command-injection"], notes)

@@ -6,8 +6,8 @@ import posixpath
 
 import pytest
 
-from fluxdrive.runtimes.static.checks.base import CheckSpec, registered_checks
-from fluxdrive.runtimes.static.checks.runner import run_document_checks, run_python_checks
+from fluxdrive.runtimes.static.checks.engine.registry import CheckSpec, registered_checks
+from fluxdrive.runtimes.static.checks.engine.runner import run_document_checks, run_python_checks
 
 CHECKS = list(registered_checks().values())
 KNOWN_FILES = {"docs/setup.md", "README.md", "src/app.py"}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fluxdrive.runtimes.static.analyzers.base import function_spans
-from fluxdrive.runtimes.static.checks.pyparse import parse_python
+from fluxdrive.runtimes.static.checks.engine.pyparse import parse_python
 from fluxdrive.runtimes.static.compose import _by_function
 from fluxdrive.runtimes.static.hits import Claim, Hit
 

@@ -14,7 +14,7 @@ import subprocess
 import pytest
 
 from fluxdrive.runtimes.static.analyzers.ruff import ruff_executable, ruff_table
-from fluxdrive.runtimes.static.checks.base import registered_checks
+from fluxdrive.runtimes.static.checks.engine.registry import registered_checks
 from fluxdrive.runtimes.static.compose import hit_cwe
 from fluxdrive.runtimes.static.cwe import SECURITY_TAGS, CweTable, _parse, cwe_of, cwe_table
 from fluxdrive.runtimes.static.hits import Claim, Hit

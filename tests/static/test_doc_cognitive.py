@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from fluxdrive.runtimes.static.checks.base import registered_checks
-from fluxdrive.runtimes.static.checks.runner import run_document_checks
+from fluxdrive.runtimes.static.checks.engine.registry import registered_checks
+from fluxdrive.runtimes.static.checks.engine.runner import run_document_checks
 
 DATA = Path(__file__).resolve().parent / "data" / "doc_cognitive"
 README = Path(__file__).resolve().parents[2] / "README.md"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from fluxdrive.runtimes.static.checks.pyparse import downgrade, parse_python
+from fluxdrive.runtimes.static.checks.engine.pyparse import downgrade, parse_python
 from tests.conftest import run_fluxdrive
 
 PEP_701 = 'name = request.args.get("name")\nsql = f"SELECT * FROM users WHERE name = \'{request.args["name"]}\'"\n'

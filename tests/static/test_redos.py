@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from fluxdrive.runtimes.static.checks.runner import run_python_checks
+from fluxdrive.runtimes.static.checks.engine.runner import run_python_checks
 from fluxdrive.runtimes.static.redos import ambiguities
 
 # (pattern, flavor, flags, full match, kind, source)

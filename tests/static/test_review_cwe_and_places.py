@@ -14,9 +14,9 @@ from typing import Any
 import jsonschema
 import pytest
 
+from fluxdrive.api import ReviewOptions, run_review
 from fluxdrive.contracts import classify_output
 from fluxdrive.contracts.fields import read_fields
-from fluxdrive.api import ReviewOptions, run_review
 from tests.conftest import committed_copy
 
 SARIF_SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "data" / "sarif-schema-2.1.0.json").read_text())

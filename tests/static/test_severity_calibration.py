@@ -14,7 +14,7 @@ from pathlib import Path
 from fluxdrive.config import Config
 from fluxdrive.runtimes.static.analyzers import secrets
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext
-from fluxdrive.runtimes.static.checks.runner import run_python_checks
+from fluxdrive.runtimes.static.checks.engine.runner import run_python_checks
 from fluxdrive.runtimes.static.source import load_sources
 
 

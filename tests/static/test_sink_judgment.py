@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from fluxdrive.runtimes.static.checks.runner import run_python_checks
+from fluxdrive.runtimes.static.checks.engine.runner import run_python_checks
 
 SINKS = ["py-sql-injection", "py-command-injection", "py-eval-exec", "py-unsafe-deserialization"]
 

@@ -14,8 +14,10 @@ from fluxdrive.config import Config, load_config
 from fluxdrive.contracts import OutputStatus, classify_output
 from fluxdrive.exchange import channel
 from fluxdrive.runtimes import AgentTask, ReviewContent, run_guarded
-from fluxdrive.runtimes.static import StaticRuntime, analysis
-from fluxdrive.runtimes.static.checks.base import registered_checks
+from fluxdrive.runtimes.static import StaticRuntime
+from fluxdrive.runtimes.static.agent_section import static_section
+from fluxdrive.runtimes.static.analyzers import registry
+from fluxdrive.runtimes.static.checks.engine.registry import registered_checks
 from fluxdrive.runtimes.static.ownership import Ownership
 from fluxdrive.runtimes.static.rules import load_rules
 from fluxdrive.workspace import review_files
@@ -77,9 +79,9 @@ def _has(found: list[tuple[str, str, str]], severity: str, location: str, words:
 def test_python_webapp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _copy("py-webapp", tmp_path)
     calls: list[str] = []
-    original = dict(analysis.ANALYZERS)
-    for name, function in original.items():
-        monkeypatch.setitem(analysis.ANALYZERS, name, lambda ctx, f=function, n=name: (calls.append(n), f(ctx))[1])
+    table = registry.analyzers()  # the one table the analysis and the per-file pass read
+    for name, function in dict(table).items():
+        monkeypatch.setitem(table, name, lambda ctx, f=function, n=name: (calls.append(n), f(ctx))[1])
     found = _review(root, REVIEW_AGENTS)
     assert sorted(calls) == sorted(set(calls)), f"an analyzer ran twice: {calls}"
 
@@ -241,10 +243,10 @@ def test_every_hit_has_one_owner_and_enough_rules_ship() -> None:
     checks = registered_checks()
     assert len(load_rules()) + len(checks) >= 40
     reviewers = [a for a in builtin_agents().values() if a.kind == "review"]
-    claimed = {name for agent in reviewers for name in agent.static.checks}
+    claimed = {name for agent in reviewers for name in static_section(agent).checks}
     architecture = {"import-cycles", "module-fan-in-out", "oversized-module", "layering-rules"}
     assert claimed - architecture == set(checks), "every check is claimed by exactly the agents that list it"
-    tags = {agent.name: agent.static.ast_grep for agent in builtin_agents().values() if agent.static.ast_grep}
+    tags = {a.name: static_section(a).ast_grep for a in builtin_agents().values() if static_section(a).ast_grep}
     assert {rule.owner_tag for rule in load_rules()} <= {t for ts in tags.values() for t in ts}
 
 

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from fluxdrive.runtimes.static.checks.taint import Flow
+from fluxdrive.runtimes.static.checks.engine.taint import Flow
 
 
 def _sink(source: str) -> str | None:

@@ -14,8 +14,8 @@ from fluxdrive.config import load_config
 from fluxdrive.contracts import classify_output
 from fluxdrive.runtimes import AgentTask, ReviewContent, run_guarded
 from fluxdrive.runtimes.static import StaticRuntime
-from fluxdrive.runtimes.static.checks.runner import run_python_checks
-from fluxdrive.runtimes.static.checks.taint_spec import SINK_KINDS, TaintSpecError, extend, parse, shipped
+from fluxdrive.runtimes.static.checks.engine.runner import run_python_checks
+from fluxdrive.runtimes.static.checks.engine.taint_spec import SINK_KINDS, TaintSpecError, extend, parse, shipped
 from fluxdrive.runtimes.static.project_modules import (
     declarations,
     module_loader,

@@ -30,7 +30,7 @@ def test_every_domain_gives_an_agent_that_loads(tmp_path: Path, domain: str) -> 
 
     agent = load_roster(tmp_path).get(name)
 
-    assert agent.category == "project" and agent.domains == [domain] and not agent.static.offline
+    assert agent.category == "project" and agent.domains == [domain] and agent.needs_model
     assert agent.prefix not in {a.prefix for a in roster.agents.values()}, "its finding ids cannot collide"
     assert "### Findings Index" in agent.instructions, "the shared output contract is included"
     p0 = load_profiles()[domain].review_criteria["P0"]

@@ -9,10 +9,10 @@ transient failure never becomes an agent failure. When the retries run out
 the last answer is returned (the SDK turns it into its error) or, for a
 dead or silent endpoint, one clear :class:`EndpointUnreachable`.
 
-:class:`AdaptiveLimiter` bounds the requests in flight. When the provider
-keeps answering 429 (``halve_after`` in a row), the cap halves (never below
-``floor``) for the rest of the run: pushing harder against a rate limit only
-buys more 429s.
+A :class:`~fluxdrive.runtimes.llm.limiter.Limiter` bounds the requests in
+flight: this process's :class:`~fluxdrive.runtimes.llm.limiter.AdaptiveLimiter`
+or a fleet's :class:`~fluxdrive.runtimes.llm.shared_limit.SharedLimiter`;
+:func:`limiter_for` picks one from the configuration.
 """
 
 from __future__ import annotations
@@ -24,12 +24,15 @@ import errno
 import random
 import socket
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import httpx2
+
+from fluxdrive.runtimes.llm.limiter import AdaptiveLimiter, Limiter
+from fluxdrive.runtimes.llm.shared_limit import SharedLimiter, identity_key
 
 if TYPE_CHECKING:
     from fluxdrive.config.model import Config
@@ -48,77 +51,6 @@ RETRY_LISTENER: ContextVar[Callable[[str], None] | None] = ContextVar("fluxdrive
 
 class EndpointUnreachable(httpx2.TransportError):
     """The provider could not be reached at all, even after the retries."""
-
-
-class Limiter(Protocol):
-    """What the transport needs of a limiter: this process's (:class:`AdaptiveLimiter`) or a fleet's
-    (:class:`~fluxdrive.runtimes.llm.shared_limit.SharedLimiter`)."""
-
-    cap: int
-    events: list[str]
-
-    def slot(self) -> contextlib.AbstractAsyncContextManager[None]:
-        """Hold a slot while one request is in flight."""
-        ...
-
-    def record(self, status: int | None) -> None:
-        """Note one answer's status (None: no answer)."""
-        ...
-
-    def pause(self, seconds: float) -> None:
-        """A rate-limited answer asked to wait ``seconds`` before the next request."""
-        ...
-
-
-@dataclass
-class AdaptiveLimiter:
-    """At most ``cap`` requests in flight; halves on sustained rate limiting."""
-
-    cap: int
-    floor: int = 1
-    halve_after: int = 3
-    events: list[str] = field(default_factory=list)
-    rate_limited: int = 0
-    in_flight: int = 0
-    _streak: int = 0
-    _changed: asyncio.Condition | None = None
-
-    def _condition(self) -> asyncio.Condition:
-        if self._changed is None:
-            self._changed = asyncio.Condition()
-        return self._changed
-
-    @contextlib.asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
-        """Hold one of the ``cap`` slots while a request is in flight."""
-        changed = self._condition()
-        async with changed:
-            await changed.wait_for(lambda: self.in_flight < self.cap)
-            self.in_flight += 1
-        try:
-            yield
-        finally:
-            async with changed:
-                self.in_flight -= 1
-                changed.notify_all()
-
-    def record(self, status: int | None) -> None:
-        """Note one answer: a 429 extends the streak, a success ends it; server errors and dead connections
-        say nothing about the rate limit, so they leave it alone."""
-        if status != 429:
-            if status is not None and status < 400:
-                self._streak = 0
-            return
-        self.rate_limited += 1
-        self._streak += 1
-        if self._streak >= self.halve_after and self.cap > self.floor:
-            self.cap = max(self.floor, self.cap // 2)
-            self._streak = 0
-            self.events.append(f"sustained rate limiting: concurrency cap lowered to {self.cap}")
-
-    def pause(self, seconds: float) -> None:
-        """Nothing to share: the retrying request waits by itself."""
-        return None
 
 
 def retry_after(response: httpx2.Response) -> float | None:
@@ -239,8 +171,6 @@ def limiter_for(config: Config, spec: ModelSpec | None = None) -> Limiter:
     shared by a fleet (``dispatch.rate_limit_url``) per provider key when ``spec`` says which key."""
     dispatch = config.dispatch
     if dispatch.rate_limit_url and spec is not None:
-        from fluxdrive.runtimes.llm.shared_limit import SharedLimiter, identity_key
-
         return SharedLimiter(
             dispatch.rate_limit_url,
             identity_key(spec.provider, spec.base_url, spec.key),

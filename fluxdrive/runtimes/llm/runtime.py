@@ -31,10 +31,10 @@ from fluxdrive.runtimes.llm.backoff import (
     RETRY_LISTENER,
     BackoffTransport,
     EndpointUnreachable,
-    Limiter,
     client_for,
     limiter_for,
 )
+from fluxdrive.runtimes.llm.limiter import Limiter
 from fluxdrive.runtimes.llm.models import ModelSpec, build_model, parse_model
 from fluxdrive.runtimes.llm.tools import PeerChannel, Workspace
 

@@ -1,6 +1,6 @@
 """One rate limit for a fleet: the AIMD concurrency cap and the 429 backoff, shared through Redis.
 
-Each review process has its own :class:`~fluxdrive.runtimes.llm.backoff.AdaptiveLimiter`;
+Each review process has its own :class:`~fluxdrive.runtimes.llm.limiter.AdaptiveLimiter`;
 N machines reviewing with one provider key would together send N times
 what the provider allows. With ``dispatch.rate_limit_url = "redis://..."``
 every process using the same URL and the same provider key shares one
@@ -32,7 +32,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from fluxdrive.runtimes.llm.backoff import AdaptiveLimiter
+from fluxdrive.runtimes.llm.limiter import AdaptiveLimiter
 
 POLL_S = 0.03  # how often a waiting request asks for a slot (plus jitter)
 CONNECT_TIMEOUT_S = 2.0

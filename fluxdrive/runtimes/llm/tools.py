@@ -20,12 +20,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import fluxdrive.exchange.channel as channel
 from fluxdrive.core.confine import why_unreadable
 from fluxdrive.core.masking import mask_text, scrub
 from fluxdrive.core.paths import read_regular
+from fluxdrive.core.walk import review_files
 from fluxdrive.errors import FluxdriveError
-from fluxdrive.exchange import channel
-from fluxdrive.workspace import review_files
 
 MAX_LINES = 2_000
 MAX_LISTED = 500

@@ -17,23 +17,16 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
 from fluxdrive.config.model import StaticConfig
 from fluxdrive.core.pool import PoolStoppedError, Stop
 from fluxdrive.runtimes.base import ReviewContent
-from fluxdrive.runtimes.static.analyzers import (
-    architecture,
-    checks,
-    complexity,
-    flows,
-    patterns,
-    ruff,
-    secrets,
-)
+from fluxdrive.runtimes.static.analyzers import ruff
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.analyzers.registry import per_file, run_named, run_one
 from fluxdrive.runtimes.static.excludes import read_excludes
 from fluxdrive.runtimes.static.ownership import ANALYZER_ORDER, Ownership
 from fluxdrive.runtimes.static.parallel import ChunkMapper, run_per_file
@@ -41,16 +34,6 @@ from fluxdrive.runtimes.static.project_modules import read_declarations
 from fluxdrive.runtimes.static.source import load_sources, review_scope
 
 FLOW_FAMILIES = ("javascript", "go")
-PER_FILE = ("secrets", "patterns", "lizard", "checks")
-ANALYZERS: dict[str, Callable[[AnalyzerContext], AnalyzerOutput]] = {
-    "secrets": secrets.run,
-    "ruff": ruff.run,
-    "patterns": patterns.run,
-    "flows": flows.run,
-    "lizard": complexity.run,
-    "checks": checks.run,
-    "architecture": architecture.run,
-}
 
 
 class Analysis:
@@ -167,14 +150,12 @@ class Analysis:
             ruff_thread.start()
         flows_thread, flowed = None, []
         if "flows" in missing:  # the per-file pass runs in worker processes: this thread has the parent's core
-            flows_thread = threading.Thread(
-                target=lambda: flowed.append(run_one("flows", ANALYZERS["flows"], context)), daemon=True
-            )
+            flows_thread = threading.Thread(target=lambda: flowed.append(run_named("flows", context)), daemon=True)
             flows_thread.start()
-        per_file = [name for name in missing if name in PER_FILE]
-        if per_file:
+        shared_pass = [name for name in missing if name in per_file()]
+        if shared_pass:
             started = time.monotonic()
-            self._outputs.update(run_per_file(context, per_file, mapper=self.mapper, stop=stop))
+            self._outputs.update(run_per_file(context, shared_pass, mapper=self.mapper, stop=stop))
             self.pass_seconds += time.monotonic() - started
         if "architecture" in missing:  # the import graph reads every file together
             self._store("architecture", context)
@@ -186,7 +167,7 @@ class Analysis:
             self._outputs["ruff"] = _ruff_output(context, collected)
 
     def _store(self, name: str, context: AnalyzerContext) -> None:
-        self._outputs[name] = run_one(name, ANALYZERS[name], context)
+        self._outputs[name] = run_named(name, context)
 
     @property
     def outputs(self) -> dict[str, AnalyzerOutput]:
@@ -200,16 +181,3 @@ def _ruff_output(context: AnalyzerContext, collected: list[ruff.Collected | Anal
         return AnalyzerOutput("ruff", error="ruff failed: its thread ended without a result")
     done = collected[0]
     return done if isinstance(done, AnalyzerOutput) else run_one("ruff", lambda c: ruff.finish(c, done), context)
-
-
-def run_one(
-    name: str, analyzer: Callable[[AnalyzerContext], AnalyzerOutput], context: AnalyzerContext
-) -> AnalyzerOutput:
-    """Run one analyzer; a crash becomes an error output, never an exception."""
-    started = time.monotonic()
-    try:
-        return analyzer(context)
-    except Exception as exc:  # an analyzer bug must not take the agents down
-        return AnalyzerOutput(
-            name, error=f"{name} failed: {type(exc).__name__}: {exc}", seconds=time.monotonic() - started
-        )

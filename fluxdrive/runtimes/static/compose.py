@@ -25,7 +25,7 @@ from fluxdrive.contracts.fields import also_field, cwe_field, evidence_field, ru
 from fluxdrive.core.masking import mask_text
 from fluxdrive.runtimes.base import ReviewContent
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerOutput
-from fluxdrive.runtimes.static.checks.base import registered_checks
+from fluxdrive.runtimes.static.checks.engine.registry import registered_checks
 from fluxdrive.runtimes.static.cwe import cwe_of
 from fluxdrive.runtimes.static.hits import Hit, SecretMask, sort_hits
 from fluxdrive.runtimes.static.ownership import Ownership

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from fluxdrive.agents import AgentDefinition
+from fluxdrive.runtimes.static.agent_section import static_section
 from fluxdrive.runtimes.static.hits import Claim
 
 ANALYZER_ORDER = ("secrets", "ruff", "patterns", "flows", "lizard", "checks", "architecture")
@@ -47,15 +48,16 @@ class Ownership:
         for agent in sorted(agents, key=lambda a: a.name):
             if agent.kind != "review":
                 continue
-            for prefix in agent.static.ruff:
+            section = static_section(agent)
+            for prefix in section.ruff:
                 claim(ruff, prefix, agent.name, "ruff prefix")
-            for key in agent.static.ast_grep:
+            for key in section.ast_grep:
                 claim(rules, key, agent.name, "rule tag")
-            for name in agent.static.checks:
+            for name in section.checks:
                 claim(checks, name, agent.name, "check")
-            if agent.static.lizard and lizard is None:
+            if section.lizard and lizard is None:
                 lizard = agent.name
-            if agent.static.secrets and secrets is None:
+            if section.secrets and secrets is None:
                 secrets = agent.name
         ordered = tuple(sorted(ruff.items(), key=lambda item: (-len(item[0]), item[0])))
         return cls(ordered, rules, checks, lizard, secrets, tuple(conflicts))
@@ -82,7 +84,7 @@ class Ownership:
 
     def analyzers_for(self, agent: AgentDefinition) -> tuple[str, ...]:
         """The analyzers whose hits the agent may own (secrets always: it feeds masking)."""
-        spec = agent.static
+        spec = static_section(agent)
         wanted = {"secrets"}
         if spec.ruff:
             wanted.add("ruff")

@@ -11,7 +11,7 @@ never parse a file a second time in the parent.
 Small inputs stay in-process: a worker's start-up would cost more than it saves.
 
 A :class:`ChunkMapper` replaces the local process pool when the review runs
-on a cluster (``fluxdrive.scale.shards``): the same chunks, the same
+on a backend (a cluster: :mod:`.shards`): the same chunks, the same
 ``analyze_chunk``, the same merge - only where the chunks run changes, so a
 cluster run's findings are byte for byte the local run's.
 """
@@ -27,6 +27,7 @@ from typing import Protocol
 from fluxdrive.config.model import StaticConfig
 from fluxdrive.core.pool import Stop, in_worker, worker_pool
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput, Outline
+from fluxdrive.runtimes.static.analyzers.registry import run_named
 from fluxdrive.runtimes.static.bounds import limit_memory
 from fluxdrive.runtimes.static.source import LoadedSources, Source
 
@@ -84,12 +85,10 @@ def analyze_chunk(
     declarations: tuple[bytes | None, str | None] = (None, None),
 ) -> ChunkResult:
     """Run the named per-file analyzers on one chunk (in a worker or in-process); ``declarations``: taint.yaml."""
-    from fluxdrive.runtimes.static.analysis import ANALYZERS, run_one
-
     lines = sum(s.text.count("\n") for s in sources)
     loaded = LoadedSources(tuple(sources), (), lines)
     context = AnalyzerContext(Path(root), loaded, settings, tuple(ruff_select), declarations=declarations)
-    outputs = tuple(run_one(name, ANALYZERS[name], context) for name in names)
+    outputs = tuple(run_named(name, context) for name in names)
     secrets = tuple((path, line, value) for (path, line), values in context.mask.values.items() for value in values)
     return ChunkResult(outputs, secrets, context.parsed_outlines())
 

@@ -21,10 +21,10 @@ import yaml
 from fluxdrive.core import git as _git
 from fluxdrive.core.confine import read_confined
 from fluxdrive.errors import FluxdriveError
-from fluxdrive.runtimes.static.checks.base import PyModule
-from fluxdrive.runtimes.static.checks.pyparse import parse_python
-from fluxdrive.runtimes.static.checks.summaries import Loader, ProjectSummaries, TemplateReader
-from fluxdrive.runtimes.static.checks.taint_spec import TaintSpec, TaintSpecError, extend, parse, shipped
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule, TemplateReader
+from fluxdrive.runtimes.static.checks.engine.pyparse import parse_python
+from fluxdrive.runtimes.static.checks.engine.summaries import Loader, ProjectSummaries
+from fluxdrive.runtimes.static.checks.engine.taint_spec import TaintSpec, TaintSpecError, extend, parse, shipped
 from fluxdrive.runtimes.static.source import Source
 
 DECLARATIONS = ".fluxdrive/taint.yaml"

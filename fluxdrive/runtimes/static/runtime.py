@@ -16,17 +16,21 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from fluxdrive import __version__
 from fluxdrive.agents import AgentDefinition, load_roster
+from fluxdrive.config import Config
 from fluxdrive.contracts import Report, render_report, write_agent_output
 from fluxdrive.core.masking import mask_text
 from fluxdrive.core.threads import in_daemon_thread
+from fluxdrive.core.version import __version__
 from fluxdrive.errors import ChannelError, UsageError
 from fluxdrive.exchange import channel
-from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Provenance, Runtime, Usage
+from fluxdrive.runtimes.base import AgentResult, AgentTask, Backend, Outcome, Provenance, Runtime, Usage
+from fluxdrive.runtimes.static.agent_section import static_section
 from fluxdrive.runtimes.static.analysis import Analysis
+from fluxdrive.runtimes.static.analyzers import registry as analyzers
 from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
 from fluxdrive.runtimes.static.bounds import skip_of
+from fluxdrive.runtimes.static.checks.engine import registry as checks
 from fluxdrive.runtimes.static.compose import (
     MAX_SHARED,
     Finding,
@@ -36,7 +40,7 @@ from fluxdrive.runtimes.static.compose import (
     summarize,
 )
 from fluxdrive.runtimes.static.ownership import Ownership
-from fluxdrive.runtimes.static.parallel import ChunkMapper
+from fluxdrive.runtimes.static.shards import BackendShards, Placed
 
 SEVERITY_TO_CHANNEL = {"P0": "blocking", "P1": "notable"}
 
@@ -46,25 +50,54 @@ class StaticRuntime(Runtime):
 
     name = "static"
     offline = True
+    costs_tokens = False
     reads_prompt = False
     description = "offline analyzers as reviewers (no API key, no network)"
 
     def __init__(self) -> None:
         self._analyses: dict[tuple[object, ...], Analysis] = {}
         self._lock = threading.Lock()
-        # Where the per-file pass runs when not on this machine: a cluster backend sets it (fluxdrive.scale).
-        # Why not ship the agents themselves: they all read the one shared analysis, and an agent's own work
-        # once that exists takes milliseconds; what is worth distributing is the analysis.
-        self.shards: ChunkMapper | None = None
+        self._backend: Backend | None = None  # where the per-file pass runs when not on this machine
+        self._placed = Placed()
 
     def provenance(self, task: AgentTask) -> Provenance:
         return Provenance("static", "static", f"fluxdrive-static-{__version__}")
 
+    def can_run(self, agent: AgentDefinition) -> bool:
+        """Agents whose definition says they need a model cannot run offline."""
+        return not agent.needs_model
+
+    def check(self, config: Config, root: Path, agent: AgentDefinition | None = None) -> None:
+        """``[static.checks.<name>]`` must name installed checks and the options they take, and ``agent``'s
+        ``static:`` section must be one this runtime reads (one line, exit 2)."""
+        if agent is not None:
+            static_section(agent)
+        configured = {name: settings.options for name, settings in config.static.checks.items()}
+        errors = checks.config_errors(configured) if configured else []
+        if errors:
+            raise UsageError(
+                "; ".join(errors),
+                hint="`fluxdrive rules list` names every check; a check's options are those its module declares",
+            )
+
+    def distribute(self, backend: Backend, model: str | None) -> Runtime:
+        """Keep the agents here and send the per-file pass to ``backend``.
+
+        Why not ship the agents themselves: they all read the one shared
+        analysis, and an agent's own work once that exists takes
+        milliseconds; what is worth distributing is the analysis.
+        """
+        self._backend = backend
+        return self
+
+    def notes(self) -> list[str]:
+        """Check modules and analyzers that did not load (a broken plugin), for run.json."""
+        return [*checks.load_notes(), *analyzers.load_notes()]
+
     def placement(self) -> list[str]:
-        """Where the analysis ran, when it ran on a cluster."""
-        note = getattr(self.shards, "note", None)
-        placed = note() if callable(note) else None
-        return [placed] if isinstance(placed, str) else []
+        """Where the analysis ran, when it ran on a backend."""
+        note = self._placed.note()
+        return [note] if note is not None else []
 
     def analysis_for(self, task: AgentTask) -> Analysis:
         """The shared analysis of the task's content (created on first use)."""
@@ -81,7 +114,10 @@ class StaticRuntime(Runtime):
             if key not in self._analyses:
                 roster = load_roster(content.root, revision=content.settings_revision)
                 ownership = Ownership.from_agents(roster)
-                self._analyses[key] = Analysis(content, task.config.static, ownership, self.shards)
+                mapper = None
+                if self._backend is not None:
+                    mapper = BackendShards(self._backend, task.config.dispatch.shard_min_lines, self._placed)
+                self._analyses[key] = Analysis(content, task.config.static, ownership, mapper)
             return self._analyses[key]
 
     async def run(self, task: AgentTask) -> AgentResult:
@@ -92,6 +128,7 @@ class StaticRuntime(Runtime):
                 f"{agent.name} is a research agent",
                 hint="research agents answer questions between review stages; they are not run on a path",
             )
+        self.check(task.config, Path(task.content.root))  # also when no plan checked first (``agent run``)
         analysis = self.analysis_for(task)
         names = analysis.ownership.analyzers_for(agent)
         analysis.request(names)

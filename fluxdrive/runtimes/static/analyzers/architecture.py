@@ -21,7 +21,7 @@ from pathlib import PurePosixPath
 
 from fluxdrive.config.model import LayerRule
 from fluxdrive.core.graphs import strongly_connected
-from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput, ImportRef
+from fluxdrive.runtimes.static.analyzers.base import Analyzer, AnalyzerContext, AnalyzerOutput, ImportRef
 from fluxdrive.runtimes.static.analyzers.complexity import over
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
 from fluxdrive.runtimes.static.source import Source
@@ -252,3 +252,6 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
     edges = sum(len(t) for t in graph.edges.values())
     note = f"import graph: {len(graph.names)} modules, {edges} internal imports"
     return AnalyzerOutput("architecture", hits, (note,), time.monotonic() - started)
+
+
+ANALYZER = Analyzer("architecture", run)

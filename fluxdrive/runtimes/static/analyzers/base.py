@@ -5,18 +5,21 @@ the loaded sources once and returns hits for all agents; the agents then
 take the hits they claim. An analyzer that cannot run (its tool is missing)
 returns ``error`` instead of raising, so the report can name the check that
 did not run and the verdict is computed from what did.
+
+Each analyzer module exports ``ANALYZER``, an :class:`Analyzer` that the
+``fluxdrive.analyzers`` entry-point group names (:mod:`.registry` loads them).
 """
 
 from __future__ import annotations
 
 import ast
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from fluxdrive.config.model import StaticConfig
-from fluxdrive.runtimes.static.checks.pyparse import parse_python
+from fluxdrive.runtimes.static.checks.engine.pyparse import parse_python
 from fluxdrive.runtimes.static.hits import Hit, SecretMask
 from fluxdrive.runtimes.static.source import LoadedSources, Source
 
@@ -30,6 +33,20 @@ class AnalyzerOutput:
     notes: tuple[str, ...] = ()
     seconds: float = 0.0
     error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Analyzer:
+    """An analyzer as its entry point declares it.
+
+    ``per_file``: it looks at one file at a time, so it joins the shared
+    per-file pass (one parse per file, worker processes, a cluster's shards);
+    otherwise it runs once over the whole content.
+    """
+
+    name: str
+    run: Callable[[AnalyzerContext], AnalyzerOutput]
+    per_file: bool = False
 
 
 @dataclass

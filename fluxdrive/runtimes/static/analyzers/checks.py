@@ -5,10 +5,11 @@ from __future__ import annotations
 import posixpath
 import time
 
-from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.analyzers.base import Analyzer, AnalyzerContext, AnalyzerOutput
 from fluxdrive.runtimes.static.bounds import TimeBoundError
-from fluxdrive.runtimes.static.checks.base import DocModule
-from fluxdrive.runtimes.static.checks.runner import RanCheck, run_document_checks, run_python_checks
+from fluxdrive.runtimes.static.checks.engine.document import DocModule
+from fluxdrive.runtimes.static.checks.engine.registry import registered_checks
+from fluxdrive.runtimes.static.checks.engine.runner import RanCheck, run_document_checks, run_python_checks
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
 from fluxdrive.runtimes.static.project_modules import project_summaries, template_reader
 from fluxdrive.runtimes.static.source import Source
@@ -49,6 +50,10 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
     project.templates = template_reader(context.sources, root, context.settings.max_file_bytes)
     if bad_declarations:
         notes.append(bad_declarations)
+    configured = context.settings.checks
+    options = {name: settings.options for name, settings in configured.items() if settings.options}
+    off = {name for name, settings in configured.items() if not settings.enabled}
+    names = [name for name in registered_checks() if name not in off] if off else None  # None: every check
 
     for source in context.sources:
         lines = source.text.splitlines()
@@ -60,7 +65,7 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
             seconds = context.settings.max_file_seconds
             try:
                 ran_checks = run_python_checks(
-                    source.name, source.text, None, notes, tree, project, time.monotonic() + seconds
+                    source.name, source.text, names, notes, tree, project, time.monotonic() + seconds, options
                 )
             except TimeBoundError:  # listed as not reviewed (bounds.skip_of); none of its partial hits is kept
                 notes.append(f"checks skipped {source.name}: over the {seconds:g} s bound, static.max_file_seconds")
@@ -74,6 +79,9 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
                 return not relative.startswith("..") and (root / relative).exists()
 
             outline = DocModule(source.path, source.text)
-            ran_checks = run_document_checks(source.path, source.text, None, notes, exists)
+            ran_checks = run_document_checks(source.path, source.text, names, notes, exists, options)
             hits.extend(_hit(source, ran, lines, outline.section_of(ran.hit.line)) for ran in ran_checks)
     return AnalyzerOutput("checks", tuple(hits), tuple(notes), time.monotonic() - started)
+
+
+ANALYZER = Analyzer("checks", run, per_file=True)

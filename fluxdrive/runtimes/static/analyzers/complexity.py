@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from fluxdrive.config.model import StaticConfig
-from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.analyzers.base import Analyzer, AnalyzerContext, AnalyzerOutput
 from fluxdrive.runtimes.static.analyzers.python_metrics import python_functions
 from fluxdrive.runtimes.static.bounds import LIZARD_MAX_NESTING, over_bound
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
@@ -132,3 +132,6 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
         for function in functions:
             hits.extend(_function_hits(context, function, source, lines))
     return AnalyzerOutput("lizard", tuple(hits), tuple(notes), time.monotonic() - started)
+
+
+ANALYZER = Analyzer("lizard", run, per_file=True)

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 
 from fluxdrive.errors import FluxdriveError
-from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.analyzers.base import Analyzer, AnalyzerContext, AnalyzerOutput
 from fluxdrive.runtimes.static.bounds import over_bound
 from fluxdrive.runtimes.static.flows import FLOW_LANGUAGES, FlowHit, PollutionHit, ViewHit, analyse
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
@@ -76,3 +76,6 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
             )
         )
     return AnalyzerOutput("flows", tuple(hits), tuple(notes), time.monotonic() - started)
+
+
+ANALYZER = Analyzer("flows", run)

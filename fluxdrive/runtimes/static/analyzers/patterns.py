@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.analyzers.base import Analyzer, AnalyzerContext, AnalyzerOutput
 from fluxdrive.runtimes.static.bounds import over_bound
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
 from fluxdrive.runtimes.static.rules import RuleError, load_rules, scan_text
@@ -56,3 +56,6 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
                 )
             )
     return AnalyzerOutput("patterns", tuple(hits), tuple(notes), time.monotonic() - started)
+
+
+ANALYZER = Analyzer("patterns", run, per_file=True)

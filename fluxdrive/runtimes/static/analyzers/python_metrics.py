@@ -27,7 +27,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import TypeGuard
 
-from fluxdrive.runtimes.static.checks.base import child_nodes
+from fluxdrive.runtimes.static.checks.engine.syntax import child_nodes
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 _BRANCHES = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.match_case)

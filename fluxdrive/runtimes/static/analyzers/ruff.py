@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput, where
+from fluxdrive.runtimes.static.analyzers.base import Analyzer, AnalyzerContext, AnalyzerOutput, where
 from fluxdrive.runtimes.static.analyzers.complexity import over
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
 from fluxdrive.runtimes.static.source import Source
@@ -247,3 +247,6 @@ def finish(context: AnalyzerContext, collected: Collected) -> AnalyzerOutput:
             continue
         hits.append(_hit(context, source, item))
     return AnalyzerOutput("ruff", tuple(hits), seconds=collected.seconds + time.monotonic() - started)
+
+
+ANALYZER = Analyzer("ruff", run)

@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from fluxdrive.core.masking import DETECT_SECRETS_LOCK
-from fluxdrive.runtimes.static.analyzers.base import AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.analyzers.base import Analyzer, AnalyzerContext, AnalyzerOutput
 from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
 from fluxdrive.runtimes.static.placement import place_of
 from fluxdrive.runtimes.static.source import Source
@@ -167,3 +167,6 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
                     context.mask.add(path, reported, getattr(secret, "secret_value", None))
                 hits.append(_hit(source, line, secrets, lines, line in prose))
     return AnalyzerOutput("secrets", tuple(hits), tuple(notes), time.monotonic() - started)
+
+
+ANALYZER = Analyzer("secrets", run, per_file=True)

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Iterator
 from typing import TypeAlias
 from weakref import WeakKeyDictionary
 
-from fluxdrive.runtimes.static.checks.base import PyModule, call_name, child_nodes, keyword, resolve, walk
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name, child_nodes, keyword, resolve, walk
 
 Function: TypeAlias = ast.FunctionDef | ast.AsyncFunctionDef
 

@@ -17,8 +17,10 @@ import ast
 
 from fluxdrive.runtimes.static.checks._common import resolve_value
 from fluxdrive.runtimes.static.checks._scope import scope_of
-from fluxdrive.runtimes.static.checks.base import PyModule, is_constant
-from fluxdrive.runtimes.static.checks.taint import Flow, Opaque
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.summaries import resolver_of
+from fluxdrive.runtimes.static.checks.engine.syntax import is_constant
+from fluxdrive.runtimes.static.checks.engine.taint import Flow, Opaque
 from fluxdrive.runtimes.static.provenance import Origin
 
 __all__ = ["Origin", "judge", "judge_text", "proven_clean", "statement_of", "tainted_at"]
@@ -51,7 +53,7 @@ def _flow(
             parameters=parameters,
             spec=module.taint_spec,
             cleaners=cleaners,
-            resolver=module.resolver,
+            resolver=resolver_of(module),
             quote_escapes=quotes,
             scope=scope_of(module, function),
             opaque=opaque,

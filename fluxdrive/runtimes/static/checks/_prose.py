@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from fluxdrive.runtimes.static.checks.base import DocModule, Heading
+from fluxdrive.runtimes.static.checks.engine.document import DocModule, Heading
 
 # Title words that make a document a plan (documents.py's KIND_WORDS["plan"], widened to
 # proposals, reorganisations and cutovers), a PRD, or notes of a meeting.

@@ -29,8 +29,10 @@ import re
 from collections.abc import Mapping
 
 from fluxdrive.runtimes.static.checks._common import Function, is_django_view, positional_args, route_call
-from fluxdrive.runtimes.static.checks.base import PyModule, call_name
-from fluxdrive.runtimes.static.checks.taint import Flow, Opaque, Scope
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.summaries import resolver_of
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name
+from fluxdrive.runtimes.static.checks.engine.taint import Flow, Opaque, Scope
 
 _HTTP_HANDLERS = frozenset({"BaseHTTPRequestHandler", "SimpleHTTPRequestHandler", "CGIHTTPRequestHandler"})
 _SOCKET_HANDLERS = frozenset({"BaseRequestHandler", "StreamRequestHandler", "DatagramRequestHandler"})
@@ -162,9 +164,9 @@ def _attributes(module: PyModule, cls: ast.ClassDef) -> dict[str, str]:
             known=known,
             imported=imported_names(module),
         )
-        outside = Flow(method, parameters=False, spec=module.taint_spec, resolver=module.resolver, scope=scope)
+        outside = Flow(method, parameters=False, spec=module.taint_spec, resolver=resolver_of(module), scope=scope)
         constructor = method.name == "__init__" and not cls.name.startswith("_")
-        given = Flow(method, spec=module.taint_spec, resolver=module.resolver, scope=scope) if constructor else None
+        given = Flow(method, spec=module.taint_spec, resolver=resolver_of(module), scope=scope) if constructor else None
         for statement, name, value in _self_assignments(method):
             label = outside.taint_at(value, statement)
             if label and not isinstance(label, Opaque):

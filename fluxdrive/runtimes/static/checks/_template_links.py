@@ -21,7 +21,9 @@ import re
 from collections.abc import Iterator
 
 from fluxdrive.runtimes.static.checks._flows import tainted_at
-from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, resolve
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name, resolve
 
 RENDERERS = frozenset({"render_template", "render", "render_to_response", "render_to_string", "TemplateResponse"})
 _TEMPLATE_NAME = re.compile(r"\.(?:html?|jinja2?|j2|djhtml|njk|txt|xml)$")

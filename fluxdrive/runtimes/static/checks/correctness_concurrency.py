@@ -24,13 +24,9 @@ from fluxdrive.runtimes.static.checks._common import (
     walk_function,
     where_def,
 )
-from fluxdrive.runtimes.static.checks.base import (
-    CheckHit,
-    PyModule,
-    call_name,
-    keyword,
-    python_check,
-)
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, python_check
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name, keyword
 
 # --------------------------------------------------------------------------
 # Races on shared state

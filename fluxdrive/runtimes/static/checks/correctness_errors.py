@@ -21,13 +21,9 @@ from fluxdrive.runtimes.static.checks._common import (
     snippet,
     walk_function,
 )
-from fluxdrive.runtimes.static.checks.base import (
-    CheckHit,
-    CheckSeverity,
-    PyModule,
-    call_name,
-    python_check,
-)
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, CheckSeverity, python_check
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name
 
 # --------------------------------------------------------------------------
 # Swallowed exceptions

@@ -12,7 +12,8 @@ import re
 from collections.abc import Iterator
 
 from fluxdrive.runtimes.static.checks import _prose
-from fluxdrive.runtimes.static.checks.base import CheckHit, DocModule, document_check
+from fluxdrive.runtimes.static.checks.engine.document import DocModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, document_check
 
 _OWNER_WORDS = re.compile(
     r"\b(owners?|owned by|dri|directly responsible|approvers?|approved by|accountable|responsible|deciders?|"

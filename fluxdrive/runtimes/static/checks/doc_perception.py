@@ -15,7 +15,8 @@ from collections import Counter
 from collections.abc import Iterator
 
 from fluxdrive.runtimes.static.checks import _prose
-from fluxdrive.runtimes.static.checks.base import CheckHit, DocModule, document_check
+from fluxdrive.runtimes.static.checks.engine.document import DocModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, document_check
 
 # Acronyms a technical reader knows without a definition, and capitalised words used for emphasis.
 _KNOWN = """

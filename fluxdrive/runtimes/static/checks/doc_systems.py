@@ -13,7 +13,8 @@ import re
 from collections.abc import Iterator
 
 from fluxdrive.runtimes.static.checks import _prose
-from fluxdrive.runtimes.static.checks.base import CheckHit, DocModule, document_check
+from fluxdrive.runtimes.static.checks.engine.document import DocModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, document_check
 
 _NUMBER = r"\d+(?:[.,]\d+)?"
 _CHANGE_TARGET = re.compile(

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from fluxdrive.runtimes.static.checks.base import CheckHit, CheckSeverity, DocModule, document_check
+from fluxdrive.runtimes.static.checks.engine.document import DocModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, CheckSeverity, document_check
 
 _MARKER = re.compile(r"\b(TODO|TBD|FIXME|XXX|TBA)\b|\?\?\?|\bto be (?:decided|determined|defined)\b", re.I)
 _OPEN_HEADING = re.compile(r"\b(open questions?|unresolved|questions|open issues)\b", re.I)

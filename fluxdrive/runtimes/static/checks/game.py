@@ -22,7 +22,9 @@ from fluxdrive.runtimes.static.checks._common import (
     numeric_literal,
     walk_function,
 )
-from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, python_check
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, python_check
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name
 
 _FRAME_FUNCTIONS = {"update", "tick", "step", "on_update", "process", "_process"}
 _FRAME_FUNCTIONS |= {"_physics_process"}

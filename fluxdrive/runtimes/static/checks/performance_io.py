@@ -22,16 +22,9 @@ from fluxdrive.runtimes.static.checks._common import (
     snippet_plain,
     walk_function,
 )
-from fluxdrive.runtimes.static.checks.base import (
-    CheckHit,
-    PyModule,
-    assignments,
-    call_name,
-    keyword,
-    python_check,
-    resolve,
-    string_parts,
-)
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, python_check
+from fluxdrive.runtimes.static.checks.engine.syntax import assignments, call_name, keyword, resolve, string_parts
 
 # --------------------------------------------------------------------------
 # py-unbounded-query

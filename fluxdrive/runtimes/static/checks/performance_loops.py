@@ -22,14 +22,9 @@ from fluxdrive.runtimes.static.checks._common import (
     receiver_parts,
     snippet_plain,
 )
-from fluxdrive.runtimes.static.checks.base import (
-    CheckHit,
-    PyModule,
-    call_name,
-    is_constant,
-    python_check,
-    resolve,
-)
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, python_check
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name, is_constant, resolve
 
 
 def _describe_loop(loop: ast.AST) -> str:

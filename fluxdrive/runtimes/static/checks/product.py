@@ -13,13 +13,9 @@ import ast
 from collections.abc import Iterator
 
 from fluxdrive.runtimes.static.checks._common import Function, example_lines, qualified_name
-from fluxdrive.runtimes.static.checks.base import (
-    CheckHit,
-    PyModule,
-    call_name,
-    keyword,
-    python_check,
-)
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, python_check
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name, keyword
 
 
 def _imported_from(module: PyModule) -> dict[str, str]:

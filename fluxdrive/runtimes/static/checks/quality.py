@@ -16,7 +16,9 @@ from fluxdrive.runtimes.static.checks._common import (
     literal_exempt,
     numeric_literal,
 )
-from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, python_check
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, python_check
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name
 from fluxdrive.runtimes.static.checks.game import tuning_literals
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef

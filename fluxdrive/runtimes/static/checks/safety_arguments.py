@@ -37,16 +37,9 @@ from fluxdrive.runtimes.static.checks._common import (
 )
 from fluxdrive.runtimes.static.checks._flows import Origin, judge, statement_of
 from fluxdrive.runtimes.static.checks._scope import owning_class
-from fluxdrive.runtimes.static.checks.base import (
-    CheckHit,
-    CheckSeverity,
-    PyModule,
-    call_name,
-    is_constant,
-    keyword,
-    python_check,
-    resolve,
-)
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, CheckSeverity, python_check
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name, is_constant, keyword, resolve
 
 # --------------------------------------------------------------------------
 # Programs whose options run commands or reach files: the P0 table (as data)

@@ -23,13 +23,9 @@ from fluxdrive.runtimes.static.checks._common import (
     str_value,
     walk_function,
 )
-from fluxdrive.runtimes.static.checks.base import (
-    CheckHit,
-    PyModule,
-    call_name,
-    keyword,
-    python_check,
-)
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, python_check
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name, keyword
 
 # --------------------------------------------------------------------------
 # TLS

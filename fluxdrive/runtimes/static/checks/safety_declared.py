@@ -15,8 +15,11 @@ from collections.abc import Iterator
 from fluxdrive.runtimes.static.checks._common import example
 from fluxdrive.runtimes.static.checks._flows import tainted_at
 from fluxdrive.runtimes.static.checks._scope import entry_label, handler_fields, owning_class
-from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, python_check
-from fluxdrive.runtimes.static.checks.taint_spec import Sink
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, python_check
+from fluxdrive.runtimes.static.checks.engine.summaries import resolver_of
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name
+from fluxdrive.runtimes.static.checks.engine.taint_spec import Sink
 
 
 @python_check(
@@ -84,7 +87,7 @@ def _hit(module: PyModule, node: ast.Call, sink: Sink, reaches: str) -> CheckHit
 
 def _through_helper(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     """``fetch(request.args["url"])`` where the project's ``fetch(url)`` calls ``requests.get(url)``."""
-    resolver = module.resolver
+    resolver = resolver_of(module)
     if resolver is None or module.is_test_module() or (not node.args and not node.keywords):
         return
     function = module.enclosing_function(node)

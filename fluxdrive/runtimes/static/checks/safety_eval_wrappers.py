@@ -32,13 +32,9 @@ from fluxdrive.runtimes.static.checks._common import (
     snippet,
 )
 from fluxdrive.runtimes.static.checks._flows import judge_text
-from fluxdrive.runtimes.static.checks.base import (
-    CheckHit,
-    CheckSeverity,
-    PyModule,
-    call_name,
-    python_check,
-)
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, CheckSeverity, python_check
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name
 
 # Functions (dotted, after imports) that evaluate their first argument: name -> what runs it.
 EVALUATORS = {

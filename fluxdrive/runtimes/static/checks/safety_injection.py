@@ -25,16 +25,14 @@ from fluxdrive.runtimes.static.checks._common import (
     walk_function,
 )
 from fluxdrive.runtimes.static.checks._flows import Origin, judge, tainted_at
-from fluxdrive.runtimes.static.checks.base import (
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, CheckSeverity, python_check
+from fluxdrive.runtimes.static.checks.engine.syntax import (
     SQL_WORDS,
-    CheckHit,
-    CheckSeverity,
-    PyModule,
     call_name,
     is_constant,
     is_dynamic_string,
     keyword,
-    python_check,
     resolve,
     string_parts,
 )

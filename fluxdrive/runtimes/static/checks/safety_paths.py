@@ -30,15 +30,10 @@ from fluxdrive.runtimes.static.checks._common import (
     walk_function,
 )
 from fluxdrive.runtimes.static.checks._flows import proven_clean, tainted_at
-from fluxdrive.runtimes.static.checks.base import (
-    CheckHit,
-    CheckSeverity,
-    PyModule,
-    call_name,
-    python_check,
-    resolve,
-)
-from fluxdrive.runtimes.static.checks.taint_spec import TaintSpec
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, CheckSeverity, python_check
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name, resolve
+from fluxdrive.runtimes.static.checks.engine.taint_spec import TaintSpec
 
 Taint: TypeAlias = tuple[CheckSeverity, str]
 Cleaners: TypeAlias = frozenset[str] | set[str]

@@ -25,7 +25,9 @@ from fluxdrive.runtimes.static.checks._common import (
     snippet,
 )
 from fluxdrive.runtimes.static.checks._flows import Origin, judge
-from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, is_constant, keyword, python_check
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, python_check
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name, is_constant, keyword
 from fluxdrive.runtimes.static.redos import Ambiguity, ambiguities
 
 _MODULES = ("re", "regex")

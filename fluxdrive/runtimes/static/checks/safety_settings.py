@@ -19,13 +19,9 @@ from fluxdrive.runtimes.static.checks._common import (
     snippet,
     str_value,
 )
-from fluxdrive.runtimes.static.checks.base import (
-    CheckHit,
-    PyModule,
-    call_name,
-    keyword,
-    python_check,
-)
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, python_check
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name, keyword
 
 # --------------------------------------------------------------------------
 # CORS

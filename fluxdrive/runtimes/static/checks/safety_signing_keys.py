@@ -20,7 +20,9 @@ import ast
 from collections.abc import Iterator
 
 from fluxdrive.runtimes.static.checks._common import example, str_value
-from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, python_check
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, python_check
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name
 
 KEY_NAMES = frozenset({"SECRET_KEY", "secret_key", "JWT_SECRET_KEY", "JWT_SECRET", "SESSION_SECRET", "SIGNING_KEY"})
 ENV_READS = frozenset({"os.environ.get", "os.getenv", "environ.get", "getenv", "config", "env", "env.str"})

@@ -29,13 +29,9 @@ from fluxdrive.runtimes.static.checks._common import (
     walk_function,
 )
 from fluxdrive.runtimes.static.checks._flows import judge_text
-from fluxdrive.runtimes.static.checks.base import (
-    CheckHit,
-    CheckSeverity,
-    PyModule,
-    call_name,
-    python_check,
-)
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, CheckSeverity, python_check
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name
 
 # Dotted names (after imports) of calls whose first argument (or ``text=``/``source=``) is template source.
 TEMPLATE_CLASSES = {

@@ -34,7 +34,9 @@ from fluxdrive.runtimes.static.checks._common import (
     walk_function,
 )
 from fluxdrive.runtimes.static.checks._flows import tainted_at
-from fluxdrive.runtimes.static.checks.base import CheckHit, CheckSeverity, PyModule, call_name, keyword, python_check
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, CheckSeverity, python_check
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name, keyword
 
 JWT_MODULES = ("jwt.", "jose.jwt.", "jose.jws.")
 DECODERS = {"decode", "decode_complete"}

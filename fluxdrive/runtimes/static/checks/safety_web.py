@@ -25,7 +25,9 @@ from fluxdrive.runtimes.static.checks._common import (
 )
 from fluxdrive.runtimes.static.checks._flows import judge, tainted_at
 from fluxdrive.runtimes.static.checks._template_links import unescaped_in_template
-from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, keyword, python_check, resolve
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, python_check
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name, keyword, resolve
 
 # --------------------------------------------------------------------------
 # Weak randomness for security values (CWE-330)

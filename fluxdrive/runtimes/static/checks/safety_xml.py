@@ -16,7 +16,9 @@ from collections.abc import Iterator
 
 from fluxdrive.runtimes.static.checks._common import example, first_arg, is_literal, name_tail, walk_function
 from fluxdrive.runtimes.static.checks._flows import tainted_at
-from fluxdrive.runtimes.static.checks.base import CheckHit, PyModule, call_name, keyword, python_check
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, python_check
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name, keyword
 
 EXTERNAL_FEATURES = ("feature_external_ges", "feature_external_pes")
 PARSE_CALLS = {"parse", "parseString", "fromstring", "XML", "iterparse", "feed"}

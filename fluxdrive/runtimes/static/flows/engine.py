@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from fluxdrive.runtimes.static.flows.ir import (
     Arr,
@@ -46,14 +45,12 @@ from fluxdrive.runtimes.static.flows.ir import (
     names_in,
     root_name,
 )
+from fluxdrive.runtimes.static.flows.roles import ProjectIndex
 from fluxdrive.runtimes.static.flows.sinks import SinkChecker
 from fluxdrive.runtimes.static.flows.summaries import Summary
 from fluxdrive.runtimes.static.flows.values import CLEAN, HOLE, Taint, Value, join, text_of, unknown
 from fluxdrive.runtimes.static.flows.views import Render
 from fluxdrive.runtimes.static.provenance import Origin
-
-if TYPE_CHECKING:
-    from fluxdrive.runtimes.static.flows.project import Project
 
 CALLBACK_METHODS = {
     "forEach": 0, "map": 0, "filter": 0, "some": 0, "every": 0, "find": 0, "findIndex": 0,
@@ -79,7 +76,7 @@ class FunctionFlow:
 
     def __init__(
         self,
-        project: Project,
+        project: ProjectIndex,
         module: Module,
         function: Function,
         checker: SinkChecker,

@@ -17,7 +17,6 @@ import posixpath
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from fluxdrive.runtimes.static.flows.ir import (
     Arr,
@@ -32,14 +31,12 @@ from fluxdrive.runtimes.static.flows.ir import (
     Obj,
     root_name,
 )
+from fluxdrive.runtimes.static.flows.roles import FlowView
 from fluxdrive.runtimes.static.flows.spec import Argument, FlowSpec, SinkClass
 from fluxdrive.runtimes.static.flows.summaries import SummarySink
 from fluxdrive.runtimes.static.flows.values import HOLE, Value, join
 from fluxdrive.runtimes.static.provenance import Origin
 from fluxdrive.runtimes.static.redos import Ambiguity, ambiguities
-
-if TYPE_CHECKING:
-    from fluxdrive.runtimes.static.flows.engine import FunctionFlow
 
 SQL_TEXT = re.compile(
     r"\b(select\b[\s\S]*\bfrom|insert\s+into|update\b[\s\S]*\bset\b|delete\s+from|create\s+(table|index|view)|"
@@ -136,7 +133,7 @@ class SinkChecker:
         value: Value,
         line: int,
         callee: str,
-        flow: FunctionFlow,
+        flow: FlowView,
         *,
         program: str = "",
         through: str = "",
@@ -184,7 +181,7 @@ class SinkChecker:
         return sink.severity.get(level)
 
     def _remember(
-        self, sink: SinkClass, value: Value, line: int, callee: str, flow: FunctionFlow, *, path: str, program: str
+        self, sink: SinkClass, value: Value, line: int, callee: str, flow: FlowView, *, path: str, program: str
     ) -> None:
         """A parameter reaching the sink goes into the function's summary, for its callers."""
         for taint in value.taints:
@@ -196,7 +193,7 @@ class SinkChecker:
                 )
 
     # ------------------------------------------------------------------- calls
-    def call(self, expr: Call, callee: str, args: list[Value], flow: FunctionFlow, receiver: Value | None) -> None:
+    def call(self, expr: Call, callee: str, args: list[Value], flow: FlowView, receiver: Value | None) -> None:
         """Check one call against every sink class, and a pattern applied to text against ReDoS."""
         self._backtracking(expr, callee, args, flow, receiver)
         module = receiver is not None and "module" in receiver.tags and (receiver.alias or "") in self.spec.modules
@@ -251,7 +248,7 @@ class SinkChecker:
                         return True
         return False
 
-    def where_code(self, text: Expr, flow: FunctionFlow) -> Value:
+    def where_code(self, text: Expr, flow: FlowView) -> Value:
         """``{ $where: `this.stocks > '${threshold}'` }``: query text the database runs as JavaScript.
 
         Judged where the object is written, whoever later passes it to ``find``.
@@ -268,7 +265,7 @@ class SinkChecker:
         expr: Call,
         callee: str,
         args: list[Value],
-        flow: FunctionFlow,
+        flow: FlowView,
         arguments: tuple[Argument, ...],
     ) -> None:
         """Values placed in a program's argument vector without ``--`` before them.
@@ -285,7 +282,7 @@ class SinkChecker:
             self._vector(sink, items, expr.line, callee, program, flow)
 
     def _items(
-        self, expr: Call, args: list[Value], argument: Argument, flow: FunctionFlow
+        self, expr: Call, args: list[Value], argument: Argument, flow: FlowView
     ) -> list[tuple[Expr, Value | None]]:
         position = argument.position or 0
         if argument.mode == "rest":  # Go: exec.Command("git", args...) spreads a slice built before
@@ -311,7 +308,7 @@ class SinkChecker:
         line: int,
         callee: str,
         program: str,
-        flow: FunctionFlow,
+        flow: FlowView,
     ) -> None:
         shell = posixpath.basename(program) in SHELLS
         command = self.spec.sinks.get("command")
@@ -334,7 +331,7 @@ class SinkChecker:
             self.judge(sink, value, line, callee, flow, program=program)
 
     # ------------------------------------------------------- summaries, fields
-    def through(self, expr: Call, name: str, sink: SummarySink, value: Value, flow: FunctionFlow) -> None:
+    def through(self, expr: Call, name: str, sink: SummarySink, value: Value, flow: FlowView) -> None:
         """A call giving a project function data that its parameter carries to a sink.
 
         Reported at the sink (where the fix goes), naming the call; a parameter of the caller goes
@@ -355,15 +352,13 @@ class SinkChecker:
             path=sink.path,
         )
 
-    def property(self, target: Member, value: Value, flow: FunctionFlow, line: int) -> None:
+    def property(self, target: Member, value: Value, flow: FlowView, line: int) -> None:
         """``el.innerHTML = value``: assigning to a property that writes HTML."""
         for sink in self.spec.sinks.values():
             if target.name in sink.properties:
                 self.judge(sink, value, line, f".{target.name}", flow)
 
-    def _backtracking(
-        self, expr: Call, callee: str, args: list[Value], flow: FunctionFlow, receiver: Value | None
-    ) -> None:
+    def _backtracking(self, expr: Call, callee: str, args: list[Value], flow: FlowView, receiver: Value | None) -> None:
         """``re.test(text)``, ``text.match(re)``: an ambiguous pattern applied to text that may come from outside."""
         sink = self.spec.sinks.get("redos")
         if sink is None or not isinstance(expr.func, Member) or receiver is None:
@@ -397,7 +392,7 @@ def _ambiguity(literal: str) -> Ambiguity | None:
     return min(found, key=lambda a: a.kind != "exponential") if found else None
 
 
-def _as_given(query: Obj, flow: FunctionFlow) -> Value:
+def _as_given(query: Obj, flow: FlowView) -> Value:
     """The fields of a query object that hold data as it came (a value, not text built around it)."""
     given = [v for _key, v in query.entries if isinstance(v, Name | Member | Index)]
     nested = [v for _key, v in query.entries if isinstance(v, Obj)]

@@ -4,19 +4,15 @@ from __future__ import annotations
 
 import ast
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from fluxdrive.runtimes.static.bounds import TimeBoundError
-from fluxdrive.runtimes.static.checks.base import (
-    CheckHit,
-    CheckSpec,
-    DocModule,
-    PyModule,
-    registered_checks,
-)
-from fluxdrive.runtimes.static.checks.pyparse import parse_python
-from fluxdrive.runtimes.static.checks.summaries import ProjectSummaries
+from fluxdrive.runtimes.static.checks.engine.document import DocModule
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.pyparse import parse_python
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, CheckSpec, registered_checks
+from fluxdrive.runtimes.static.checks.engine.summaries import ProjectSummaries
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,13 +82,15 @@ def run_python_checks(
     tree: ast.Module | None = None,
     project: ProjectSummaries | None = None,
     deadline: float | None = None,
+    options: Mapping[str, Mapping[str, object]] | None = None,
 ) -> list[RanCheck]:
     """Run the named Python checks (all when ``names`` is None) on one file.
 
     ``project`` gives taint tracking the project's declarations and its helpers' summaries; past
     ``deadline`` (monotonic) the run raises :class:`TimeBoundError` and the caller skips the file.
+    ``options``: per check, the configured options of the checks that take some.
     """
-    specs = _select("python", names)
+    specs = _select("python", names, options)
     if not specs:
         return []
     if tree is None:
@@ -115,15 +113,19 @@ def run_document_checks(
     names: Iterable[str] | None,
     notes: list[str],
     exists: Callable[[str], bool],
+    options: Mapping[str, Mapping[str, object]] | None = None,
 ) -> list[RanCheck]:
     """Run the named document checks (all when ``names`` is None) on one markdown file."""
-    specs = _select("document", names)
+    specs = _select("document", names, options)
     return _run(specs, DocModule(path, text, exists), notes, path) if specs else []
 
 
-def _select(kind: str, names: Iterable[str] | None) -> list[CheckSpec]:
+def _select(
+    kind: str, names: Iterable[str] | None, options: Mapping[str, Mapping[str, object]] | None
+) -> list[CheckSpec]:
     checks = [c for c in registered_checks().values() if c.kind == kind]
-    if names is None:
-        return checks
-    wanted = set(names)
-    return [c for c in checks if c.name in wanted]
+    if names is not None:
+        wanted = set(names)
+        checks = [c for c in checks if c.name in wanted]
+    given = options or {}
+    return [c.configured(given.get(c.name, {})) if c.options else c for c in checks]

@@ -22,16 +22,15 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Mapping
 
-from fluxdrive.runtimes.static.checks.base import PyModule, call_name
-from fluxdrive.runtimes.static.checks.taint import Flow, Function, Summary
-from fluxdrive.runtimes.static.checks.taint_spec import Sink, TaintSpec, shipped
+from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule, TemplateReader
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name
+from fluxdrive.runtimes.static.checks.engine.taint import Flow, Function, Summary
+from fluxdrive.runtimes.static.checks.engine.taint_spec import Sink, TaintSpec, shipped
 
 # A helper's parameter that reaches a declared sink inside it: (position, name, the sink, the call's name).
 SinkParameter = tuple[int, str, Sink, str]
 
 Loader = Callable[[str], PyModule | None]
-# (the calling module's path, a template name as passed to render) -> (the template's path, its text)
-TemplateReader = Callable[[str, str], "tuple[str, str] | None"]
 DEPTH = 3
 
 
@@ -223,3 +222,12 @@ class ModuleResolver:
         if module is None or function is None:
             return None
         return self.project.summarize(module, function, self.depth)
+
+
+def resolver_of(module: PyModule) -> ModuleResolver | None:
+    """How taint flows in ``module`` look up the functions they call (its own, imported helpers'), once per module.
+
+    A module parsed without its project (a snippet, a test) still resolves its own functions.
+    """
+    project = module.project if isinstance(module.project, ProjectSummaries) else None
+    return module.memo("resolver", lambda: (project or ProjectSummaries(lambda _dotted: None)).for_module(module))

@@ -36,8 +36,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from fluxdrive.runtimes.static.checks.base import call_name
-from fluxdrive.runtimes.static.checks.taint_spec import TaintSpec, shipped
+from fluxdrive.runtimes.static.checks.engine.syntax import call_name
+from fluxdrive.runtimes.static.checks.engine.taint_spec import TaintSpec, shipped
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 _UNKNOWN = object()
