@@ -14,13 +14,23 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from fluxdrive import contracts
     from fluxdrive.agents import AgentDefinition, load_roster
-    from fluxdrive.api import ReviewOptions, review
+    from fluxdrive.api import (
+        Interaction,
+        ReviewOptions,
+        ReviewPlan,
+        ReviewSettings,
+        approve,
+        execute,
+        plan_review,
+        review,
+    )
     from fluxdrive.config import Config, load_config
     from fluxdrive.contracts import IndexEntry, ParsedIndex
     from fluxdrive.errors import FluxdriveError
     from fluxdrive.exchange import channel, verdicts
     from fluxdrive.exchange.channel import PeerFinding
     from fluxdrive.exchange.verdicts import VerdictRecord
+    from fluxdrive.runs.directory import RunDirectory
     from fluxdrive.synthesis import Synthesis, synthesize
     from fluxdrive.triage import Triage, triage_target
 
@@ -33,7 +43,14 @@ _LAZY = {
     "IndexEntry": "fluxdrive.contracts",
     "ParsedIndex": "fluxdrive.contracts",
     "PeerFinding": "fluxdrive.exchange.channel",
+    "Interaction": "fluxdrive.api",
     "ReviewOptions": "fluxdrive.api",
+    "ReviewPlan": "fluxdrive.api",
+    "ReviewSettings": "fluxdrive.api",
+    "RunDirectory": "fluxdrive.runs.directory",
+    "approve": "fluxdrive.api",
+    "execute": "fluxdrive.api",
+    "plan_review": "fluxdrive.api",
     "Triage": "fluxdrive.triage",
     "VerdictRecord": "fluxdrive.exchange.verdicts",
     "load_config": "fluxdrive.config",
@@ -54,17 +71,24 @@ __all__ = [
     "Config",
     "FluxdriveError",
     "IndexEntry",
+    "Interaction",
     "ParsedIndex",
     "PeerFinding",
     "ReviewOptions",
+    "ReviewPlan",
+    "ReviewSettings",
+    "RunDirectory",
     "Synthesis",
     "Triage",
     "VerdictRecord",
     "__version__",
+    "approve",
     "channel",
     "contracts",
+    "execute",
     "load_config",
     "load_roster",
+    "plan_review",
     "review",
     "synthesize",
     "triage_target",

@@ -16,7 +16,7 @@ import pytest
 
 from fluxdrive.errors import InputError, UsageError
 from fluxdrive.reports.findings_json import FindingsDocument
-from fluxdrive.runs import RunDirectory
+from fluxdrive.runs.directory import RunDirectory
 from tests.conftest import CliResult
 
 Cli = Callable[..., CliResult]

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from fluxdrive.cli._io import out
-from fluxdrive.cli.synthesize import exit_for, fail_on_rank
+from fluxdrive.cli.synthesize import FailOn, exit_for, fail_on_rank
 from fluxdrive.errors import UsageError
 
 app = typer.Typer(help="Run a single agent.", no_args_is_help=True)
@@ -30,14 +30,7 @@ def run(
     runtime: Annotated[
         str, typer.Option("--runtime", metavar="NAME", help="Runtime that executes the agent.")
     ] = "static",
-    fail_on: Annotated[
-        str | None,
-        typer.Option(
-            "--fail-on",
-            metavar="risky|needs-changes|never",
-            help="Exit 1 at or above this verdict (default: config output.fail_on).",
-        ),
-    ] = None,
+    fail_on: FailOn = None,
 ) -> None:
     """Run agent NAME on PATH; write NAME.md, its verdict record and channel lines."""
     from fluxdrive.agents import load_roster

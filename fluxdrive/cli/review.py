@@ -12,7 +12,7 @@ import typer
 
 from fluxdrive.cli._flags import takes
 from fluxdrive.cli._io import note, out, read_stdin, terminal, warn
-from fluxdrive.cli.synthesize import AllowIncomplete, exit_for, fail_on_rank
+from fluxdrive.cli.synthesize import AllowIncomplete, FailOn, exit_for, fail_on_rank
 from fluxdrive.cli.triage import TargetArg, TrustProjectConfig, one_target
 from fluxdrive.errors import EXIT_INTERRUPTED, NothingToReviewError, UsageError
 from fluxdrive.launch.settings import ReviewSettings, flag_overrides
@@ -75,14 +75,7 @@ class ReviewFlags:
         Path | None,
         typer.Option("--output-dir", metavar="DIR", help="Where reports go (default: docs/research/flux-drive/...)."),
     ] = None
-    fail_on: Annotated[
-        str | None,
-        typer.Option(
-            "--fail-on",
-            metavar="risky|needs-changes|never",
-            help="Exit 1 at or above this verdict (default: config output.fail_on).",
-        ),
-    ] = None
+    fail_on: FailOn = None
     allow_incomplete: AllowIncomplete = False
     output_format: Annotated[
         str,

@@ -31,6 +31,15 @@ def exit_for(verdict: str, fail_on: str, *, incomplete: bool = False, allow_inco
         raise typer.Exit(EXIT_FAIL_ON)
 
 
+# Shared by every command that ends in a verdict (synthesize, review, agent): one flag, one help text.
+FailOn = Annotated[
+    str | None,
+    typer.Option(
+        "--fail-on",
+        metavar="risky|needs-changes|never",
+        help="Exit 1 at or above this verdict (default: config output.fail_on).",
+    ),
+]
 AllowIncomplete = Annotated[
     bool,
     typer.Option(
@@ -47,14 +56,7 @@ def synthesize_command(
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print findings.json instead of the short report.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", help="List every finding, ignoring the output budget.")] = False,
-    fail_on: Annotated[
-        str | None,
-        typer.Option(
-            "--fail-on",
-            metavar="risky|needs-changes|never",
-            help="Exit 1 at or above this verdict (default: config output.fail_on).",
-        ),
-    ] = None,
+    fail_on: FailOn = None,
     allow_incomplete: AllowIncomplete = False,
 ) -> None:
     """Validate, deduplicate and converge the reports in OUTPUT_DIR; write findings.json, summary.md, findings.sarif."""

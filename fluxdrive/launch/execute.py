@@ -105,7 +105,7 @@ def execute(plan: ReviewPlan, backend: Backend | None = None, interaction: Inter
     verify(plan)
     if backend is not None:
         plan.runtimes.use(backend)
-    began = time.monotonic()
+    began = time.monotonic() - plan.seconds  # the run's clock starts when planning did
     progress = talk.progress or Recorder()
     with known_secrets(plan.secrets), run_lock(plan.output_dir, command="review"):
         for line in plan.steps:  # what planning decided, said once the run holds its directory

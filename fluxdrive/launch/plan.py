@@ -37,6 +37,7 @@ and the routed content.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,6 +80,7 @@ class ReviewPlan:
     secrets: frozenset[str] = frozenset()  # the tree's secret values, masked in every output of the run
     baseline: Baseline | None = None
     imports: tuple[SarifImport, ...] = ()
+    seconds: float = 0.0  # how long planning took (run.json counts it as the triage phase)
 
     @property
     def stage1(self) -> list[str]:
@@ -98,6 +100,7 @@ def plan_review(
 
     ``check_runtimes`` (a review): a missing key, CLI or model fails before anything is written; showing a
     plan (``fluxdrive triage``, the MCP tool) prices it without needing them."""
+    began = time.monotonic()
     settings = _since_last(settings or ReviewSettings(), target)
     with known_secrets() as secrets:
         given = target if target is None or isinstance(target, str | Path) else [str(t) for t in target]
@@ -127,7 +130,7 @@ def plan_review(
         plan = _steps(dataclasses.replace(plan, imports=tuple(imports)), list(config_notes), ask)
         if check_runtimes:
             verify(plan)  # unknown runtime, model, key or CLI of any planned agent: fail before asking
-        return plan
+        return dataclasses.replace(plan, seconds=time.monotonic() - began)
 
 
 def _steps(plan: ReviewPlan, config_notes: list[str], ask: Ask | None) -> ReviewPlan:

@@ -10,7 +10,7 @@ from ``reviewed`` and ``synthesis_timestamp``.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,6 +25,9 @@ Severity = Literal["P0", "P1", "P2", "P3"]
 
 class _Out(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+_M = TypeVar("_M", bound=_Out)
 
 
 class ProvenanceOut(_Out):
@@ -188,41 +191,27 @@ class FindingsDocument(_Out):
     synthesis_timestamp: str
 
 
+def _mirror(model: type[_M], source: Any, **computed: Any) -> _M:
+    """``model`` filled from ``source``'s attributes of the same names, ``computed`` standing for the rest.
+
+    Why: most output models repeat a synthesis dataclass field for field; naming only
+    the fields that differ keeps the two from drifting apart one copied line at a time.
+    """
+    copied = {name: getattr(source, name) for name in model.model_fields if name not in computed}
+    return model(**copied, **computed)
+
+
 def _provenance(record: Any) -> ProvenanceOut:
-    return ProvenanceOut(provider=record.provider, model_family=record.model_family, model_id=record.model_id)
+    return _mirror(ProvenanceOut, record)
 
 
 def _finding(finding: Finding) -> FindingOut:
-    return FindingOut(
-        id=finding.id,
-        severity=finding.severity,
-        agents=finding.agents,
-        section=finding.section,
-        title=finding.title,
-        location=finding.location,
-        locations=finding.locations,
-        convergence=finding.convergence,
-        population=finding.population,
+    return _mirror(
+        FindingOut,
+        finding,
         convergence_ratio=finding.convergence_label,
-        confidence=finding.confidence,
-        cross_family_convergence=finding.cross_family_convergence,
         weighted_convergence=round(finding.weighted_convergence, 3),
         provenance={a: _provenance(p) for a, p in sorted(finding.provenance.items())},
-        co_located=finding.co_located,
-        co_located_with=finding.co_located_with,
-        cross_references=finding.cross_references,
-        severity_conflict=finding.severity_conflict,
-        recommendations=finding.recommendations,
-        verification_recommended=finding.verification_recommended,
-        partial=finding.partial,
-        from_prose=finding.from_prose,
-        beyond_slice=finding.beyond_slice,
-        descriptions=finding.descriptions,
-        source_ids=finding.source_ids,
-        rules=finding.rules,
-        cwe=finding.cwe,
-        discovered_by=finding.discovered_by,
-        acknowledged_by=finding.acknowledged_by,
         imported_from=[ImportedOut(tool=tool, rule=rule) for tool, rule in finding.imported_from],
     )
 
@@ -230,78 +219,37 @@ def _finding(finding: Finding) -> FindingOut:
 def build_document(result: Synthesis) -> FindingsDocument:
     """The findings.json model of a synthesis."""
     line = result.timeline
-    return FindingsDocument(
-        reviewed=result.reviewed,
-        input=result.input,
-        input_type=result.input_type,
-        verdict=result.verdict,
-        findings_verdict=result.findings_verdict,
+    return _mirror(
+        FindingsDocument,
+        result,
+        schema_version=SCHEMA_VERSION,
+        synthesis_protocol_version=PROTOCOL_VERSION,
         complete=not result.incomplete,
         incomplete_reasons=result.incomplete,
         counts=result.counts(),
         validation=result.validation_line,
-        agents_launched=result.agents_launched,
-        agents_completed=result.agents_completed,
-        agents_failed=result.agents_failed,
-        agents_partial=result.agents_partial,
         agents=[
-            AgentOut(
+            _mirror(
+                AgentOut,
+                output,
                 name=name,
                 status=output.status.value,
-                reason=output.reason,
-                partial=output.partial,
                 findings=len(output.findings),
                 provenance=_provenance(output.provenance),
             )
             for name, output in result.outputs.items()
         ],
         findings=[_finding(f) for f in result.findings],
-        improvements=[
-            ImprovementOut(
-                id=f.id,
-                severity=f.severity,
-                agents=f.agents,
-                section=f.section,
-                title=f.title,
-                location=f.location,
-                descriptions=f.descriptions,
-            )
-            for f in result.improvements
-        ],
-        early_stop=result.early_stop,
-        skipped_agents=result.skipped_agents,
-        content_routing_active=result.content_routing_active,
+        improvements=[_mirror(ImprovementOut, f) for f in result.improvements],
         timeline=TimelineOut(
-            entries=[
-                TimelineEntryOut(
-                    timestamp=e.timestamp,
-                    agent=e.agent,
-                    severity=e.severity,
-                    category=e.category,
-                    summary=e.summary,
-                    file_refs=list(e.file_refs),
-                )
-                for e in line.entries
-            ],
+            entries=[_mirror(TimelineEntryOut, e, file_refs=list(e.file_refs)) for e in line.entries],
             adjustments=len(line.of_kind("adjustment")),
             disagreements=len(line.of_kind("disagreement")),
             unresolved_contradictions=len(line.of_kind("contradiction")),
-            events=[
-                TimelineEventOut(
-                    kind=e.kind,
-                    agent=e.agent,
-                    blocking_agent=e.blocking_agent,
-                    summary=e.summary,
-                    location=e.location,
-                    detail=e.detail,
-                )
-                for e in line.events
-            ],
+            events=[_mirror(TimelineEventOut, e) for e in line.events],
         ),
-        conflicts=[ConflictOut(kind=c.kind, finding=c.finding, text=c.text) for c in result.conflicts],
-        skipped_files=[SkippedFileOut(path=f.path, reason=f.reason, agents=f.agents) for f in result.skipped_files],
-        notes=result.notes,
-        synthesis_timestamp=result.synthesis_timestamp,
+        conflicts=[_mirror(ConflictOut, c) for c in result.conflicts],
+        skipped_files=[_mirror(SkippedFileOut, f) for f in result.skipped_files],
     )
 
 

@@ -29,11 +29,12 @@ from fluxdrive.contracts.run_manifest import RUN_FILE, RunManifest, load_manifes
 from fluxdrive.core.confine import is_inside
 from fluxdrive.core.project import find_project_root
 from fluxdrive.core.version import __version__
+from fluxdrive.reports.cautions import cautions
 from fluxdrive.reports.html_assets import CONTENT_SECURITY_POLICY, SCRIPT, SEVERITY_NAMES, STYLE
 from fluxdrive.reports.html_chart import SEVERITIES, clock, heat_map, text, timeline_svg
 from fluxdrive.reports.html_excerpt import Excerpt, ExcerptReader
+from fluxdrive.reports.notes import AgentNotes
 from fluxdrive.synthesis import Finding, Synthesis
-from fluxdrive.synthesis.prose import issue_notes
 
 GENERATOR_MARK = '<meta name="generator" content="fluxdrive'  # how write.py knows the file is ours
 MAX_EXCERPTS = 400  # findings shown with their code (the rest with their places only)
@@ -243,23 +244,14 @@ def _filters(result: Synthesis, numbers: Mapping[str, str]) -> str:
     )
 
 
-def _notes(result: Synthesis, finding: Finding, cache: dict[str, dict[str, tuple[str, str]]]) -> tuple[str, str]:
+def _notes(notes: AgentNotes, finding: Finding) -> tuple[str, str]:
     """The (explanation, fix) the first agent that wrote one gave for this finding (as SARIF's help does).
 
     The member whose wording the finding shows comes first: merged duplicates
     of one agent keep only one of its ids in ``source_ids``.
     """
     chosen = [(m.agent, m.local_id) for m in finding.members if m.title == finding.title]
-    for agent, local in [*chosen, *finding.source_ids.items()]:
-        output = result.outputs.get(agent)
-        if output is None:
-            continue
-        if agent not in cache:
-            cache[agent] = issue_notes(output.text)
-        why, fix = cache[agent].get(local, ("", ""))
-        if why or fix:
-            return why, fix
-    return "", ""
+    return notes.first([*chosen, *finding.source_ids.items()])
 
 
 def _excerpt(excerpt: Excerpt) -> str:
@@ -274,16 +266,11 @@ def _excerpt(excerpt: Excerpt) -> str:
     )
 
 
+_CHIP_WORDING = {"partial": "partial report", "from prose": "read from prose"}
+
+
 def _chips(finding: Finding) -> str:
-    chips = []
-    if finding.convergence <= 1 and finding.severity in ("P0", "P1"):
-        chips.append("single agent")
-    if finding.verification_recommended:
-        chips.append("verification recommended")
-    if finding.partial:
-        chips.append("partial report")
-    if finding.from_prose:
-        chips.append("read from prose")
+    chips = cautions(finding, _CHIP_WORDING)
     if finding.severity_conflict:
         chips.append("severity disputed: " + ", ".join(f"{a} {s}" for a, s in finding.severity_conflict.items()))
     return "".join(f'<span class="chip">{text(c)}</span>' for c in chips)
@@ -344,7 +331,7 @@ def _findings(result: Synthesis, numbers: Mapping[str, str]) -> str:
     if not result.findings:
         return f'{head}<p class="meta">No findings.</p></section>\n'
     reader = ExcerptReader(project_root(result))
-    cache: dict[str, dict[str, tuple[str, str]]] = {}
+    notes = AgentNotes(result)
     groups = []
     excerpts = 0
     for severity in SEVERITIES:
@@ -353,7 +340,7 @@ def _findings(result: Synthesis, numbers: Mapping[str, str]) -> str:
             continue
         items = []
         for finding in members:
-            why, fix = _notes(result, finding, cache)
+            why, fix = _notes(notes, finding)
             excerpt = reader.excerpt(finding.location) if excerpts < MAX_EXCERPTS else None
             excerpts += excerpt is not None
             items.append(_finding(finding, why, fix, excerpt, numbers))

@@ -68,9 +68,9 @@ from fluxdrive.reports._cwe import CWE_URI, cwe_names, cwe_number, cwe_tag, cwe_
 from fluxdrive.reports.codeclimate import split_location
 from fluxdrive.reports.fingerprint import fingerprints
 from fluxdrive.reports.html import project_root
+from fluxdrive.reports.notes import AgentNotes
 from fluxdrive.synthesis import Finding, Synthesis
 from fluxdrive.synthesis.model import SEVERITY_ORDER
-from fluxdrive.synthesis.prose import issue_notes
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {"P0": "error", "P1": "error", "P2": "warning", "P3": "note"}
@@ -177,19 +177,9 @@ def _precision(identifier: str, group: list[Finding]) -> str:
     return max((CONFIDENCE_PRECISION.get(f.confidence, "low") for f in group), key=_PRECISION_ORDER.index)
 
 
-def _notes(result: Synthesis, finding: Finding, cache: dict[str, dict[str, tuple[str, str]]]) -> tuple[str, str]:
+def _notes(notes: AgentNotes, finding: Finding) -> tuple[str, str]:
     """The (explanation, fix) an agent wrote for this finding, from the first agent that wrote one."""
-    for agent in finding.agents:
-        local = finding.source_ids.get(agent)
-        output = result.outputs.get(agent)
-        if local is None or output is None:
-            continue
-        if agent not in cache:
-            cache[agent] = issue_notes(output.text)
-        why, fix = cache[agent].get(local, ("", ""))
-        if why or fix:
-            return why, fix
-    return "", ""
+    return notes.first((agent, finding.source_ids[agent]) for agent in finding.agents if agent in finding.source_ids)
 
 
 def _help(identifier: str, finding: Finding, cwes: list[str], why: str, fix: str) -> dict[str, Any]:
@@ -216,12 +206,12 @@ def _rules(result: Synthesis, findings: list[Finding]) -> tuple[list[dict[str, A
     cwes_of = {key: sorted({c for f in group for c in f.cwe}, key=_cwe_key) for key, group in grouped.items()}
     taxa = sorted({c for cwes in cwes_of.values() for c in cwes}, key=_cwe_key)
     position = {cwe: index for index, cwe in enumerate(taxa)}
-    cache: dict[str, dict[str, tuple[str, str]]] = {}
+    notes = AgentNotes(result)
     rules = []
     for identifier in sorted(grouped):
         group = sorted(grouped[identifier], key=lambda f: SEVERITY_ORDER[f.severity])
         first, cwes = group[0], cwes_of[identifier]
-        why, fix = next((n for n in (_notes(result, f, cache) for f in group) if any(n)), ("", ""))
+        why, fix = next((n for n in (_notes(notes, f) for f in group) if any(n)), ("", ""))
         rule: dict[str, Any] = {
             "id": identifier,
             "name": _slug(identifier).replace("-", "_"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from fluxdrive.reports.cautions import cautions
 from fluxdrive.synthesis import Finding, Synthesis
 
 KEY_FINDINGS = 10
@@ -23,16 +24,13 @@ def _where(finding: Finding) -> str:
 
 
 def _warning(finding: Finding) -> str:
-    notes = []
-    if finding.convergence <= 1 and finding.severity in ("P0", "P1"):
-        notes.append("single agent")
-    if finding.verification_recommended:
-        notes.append("verification recommended")
-    if finding.partial:
-        notes.append("partial")
-    if finding.from_prose:
-        notes.append("from prose")
+    notes = cautions(finding)
     return f" ⚠ {', '.join(notes)}" if notes else ""
+
+
+def _section(title: str, rows: list[str], empty: str) -> list[str]:
+    """A ``## title`` section: its rows, or the one line that says it has none."""
+    return ["", f"## {title}", "", *(rows or [empty])]
 
 
 def _header(result: Synthesis) -> list[str]:
@@ -66,23 +64,17 @@ def _header(result: Synthesis) -> list[str]:
 
 
 def _key_findings(result: Synthesis) -> list[str]:
-    lines = ["", "## Key Findings", ""]
     key = [f for f in result.findings if f.severity in ("P0", "P1")][:KEY_FINDINGS] or result.findings[:3]
-    if not key:
-        lines.append("No findings.")
-    for finding in key:
-        agents = ", ".join(finding.agents)
-        lines.append(
-            f"- **{finding.id}** {finding.title}{_where(finding)} ({finding.convergence_label} agents: {agents}; "
-            f"confidence {finding.confidence}){_warning(finding)}"
-        )
-    return lines
+    rows = [
+        f"- **{finding.id}** {finding.title}{_where(finding)} ({finding.convergence_label} agents: "
+        f"{', '.join(finding.agents)}; confidence {finding.confidence}){_warning(finding)}"
+        for finding in key
+    ]
+    return _section("Key Findings", rows, "No findings.")
 
 
 def _issues(result: Synthesis) -> list[str]:
-    lines = ["", "## Issues to Address", ""]
-    if not result.findings:
-        lines.append("Nothing to address.")
+    rows = []
     for finding in result.findings:
         extra = []
         if finding.severity_conflict:
@@ -92,19 +84,16 @@ def _issues(result: Synthesis) -> list[str]:
         if finding.cross_references:
             extra.append(f"see also {', '.join(finding.cross_references)}")
         suffix = f" — {'; '.join(extra)}" if extra else ""
-        lines.append(
+        rows.append(
             f"- [ ] **{finding.id}** ({finding.severity}, {finding.convergence_label}) {finding.title}{_where(finding)}"
             f" — {', '.join(finding.agents)}{suffix}"
         )
-    return lines
+    return _section("Issues to Address", rows, "Nothing to address.")
 
 
 def _improvements(result: Synthesis) -> list[str]:
-    lines = ["", "## Improvements", ""]
-    if not result.improvements:
-        lines.append("None suggested.")
-    lines += [f"- **{i.id}** {i.title}{_where(i)} — {', '.join(i.agents)}" for i in result.improvements]
-    return lines
+    rows = [f"- **{i.id}** {i.title}{_where(i)} — {', '.join(i.agents)}" for i in result.improvements]
+    return _section("Improvements", rows, "None suggested.")
 
 
 def _heat_map(result: Synthesis) -> list[str]:
@@ -113,15 +102,13 @@ def _heat_map(result: Synthesis) -> list[str]:
     agents: dict[str, set[str]] = {}
     for finding in [*result.findings, *result.improvements]:
         agents.setdefault(finding.section, set()).update(finding.agents)
-    lines = ["", "## Section Heat Map", ""]
-    if not agents:
-        return [*lines, "No findings."]
-    lines += ["| Section | Issues | Improvements | Agents Reporting |", "|---|---|---|---|"]
-    for section in sorted(agents, key=lambda s: (-issues[s], -improvements[s], s)):
-        lines.append(
-            f"| {_cell(section) or '(none)'} | {issues[section]} | {improvements[section]} | {len(agents[section])} |"
-        )
-    return lines
+    rows = [
+        f"| {_cell(section) or '(none)'} | {issues[section]} | {improvements[section]} | {len(agents[section])} |"
+        for section in sorted(agents, key=lambda s: (-issues[s], -improvements[s], s))
+    ]
+    if rows:
+        rows[:0] = ["| Section | Issues | Improvements | Agents Reporting |", "|---|---|---|---|"]
+    return _section("Section Heat Map", rows, "No findings.")
 
 
 def _agent_reports(result: Synthesis) -> list[str]:
@@ -134,11 +121,7 @@ def _agent_reports(result: Synthesis) -> list[str]:
 
 
 def _conflicts(result: Synthesis) -> list[str]:
-    lines = ["", "## Conflicts", ""]
-    if not result.conflicts:
-        lines.append("None.")
-    lines += [f"- ({conflict.kind}) {conflict.text}" for conflict in result.conflicts]
-    return lines
+    return _section("Conflicts", [f"- ({conflict.kind}) {conflict.text}" for conflict in result.conflicts], "None.")
 
 
 def _timeline(result: Synthesis) -> list[str]:

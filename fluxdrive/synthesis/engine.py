@@ -277,6 +277,13 @@ def _apply_timeline(
             finding.confidence = raised.confidence
 
 
+# The timeline events that are conflicts too, and how the Conflicts section words each (in this order).
+_EVENT_CONFLICTS = {
+    "contradiction": "{agent} contradicts {blocking}'s blocking finding{where} without acknowledging it: {detail}",
+    "disagreement": "{agent} acknowledges but disputes {blocking}'s blocking finding{where}: {detail}",
+}
+
+
 def _conflicts(findings: Sequence[Finding], line: timeline.Timeline) -> list[Conflict]:
     out = []
     for finding in findings:
@@ -290,26 +297,11 @@ def _conflicts(findings: Sequence[Finding], line: timeline.Timeline) -> list[Con
         if finding.recommendations:
             fixes = "; ".join(f"{a}: {t}" for a, t in finding.recommendations.items())
             out.append(Conflict("recommendation", finding.id, f"{finding.id} {finding.title}: {fixes}"))
-    for event in line.of_kind("contradiction"):
-        where = f" at {event.location}" if event.location else ""
-        out.append(
-            Conflict(
-                "contradiction",
-                None,
-                f"{event.agent} contradicts {event.blocking_agent}'s blocking finding{where}"
-                f" without acknowledging it: {event.detail}",
-            )
-        )
-    for event in line.of_kind("disagreement"):
-        where = f" at {event.location}" if event.location else ""
-        out.append(
-            Conflict(
-                "disagreement",
-                None,
-                f"{event.agent} acknowledges but disputes {event.blocking_agent}'s blocking finding{where}:"
-                f" {event.detail}",
-            )
-        )
+    for kind, wording in _EVENT_CONFLICTS.items():
+        for event in line.of_kind(kind):
+            where = f" at {event.location}" if event.location else ""
+            text = wording.format(agent=event.agent, blocking=event.blocking_agent, where=where, detail=event.detail)
+            out.append(Conflict(kind, None, text))
     return out
 
 

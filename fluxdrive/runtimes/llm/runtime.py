@@ -40,7 +40,8 @@ from fluxdrive.runtimes.llm.tools import PeerChannel, Workspace
 
 if TYPE_CHECKING:
     import httpx2
-    from pydantic_ai import Agent
+    from pydantic_ai import Agent, AgentRunResult
+    from pydantic_ai.messages import ModelMessage
     from pydantic_ai.models import Model
 
     from fluxdrive.agents import AgentDefinition
@@ -189,40 +190,35 @@ class LlmRuntime(Runtime):
         limits = UsageLimits(request_limit=config.llm.max_turns)
         settings = ModelSettings(max_tokens=config.llm.max_output_tokens, timeout=config.llm.request_timeout_s)
         tokens_in = tokens_out = 0
+
+        async def turn(prompt: str, history: list[ModelMessage] | None = None) -> AgentRunResult[str]:
+            """One turn of this agent's conversation (same model, instructions, tools and limits), counted."""
+            nonlocal tokens_in, tokens_out
+            answer = await agent.run(
+                prompt,
+                message_history=history,
+                model=model,
+                instructions=task.prompt,
+                deps=deps,
+                usage_limits=limits,
+                model_settings=settings,
+            )
+            tokens_in, tokens_out = tokens_in + answer.usage.input_tokens, tokens_out + answer.usage.output_tokens
+            return answer
+
         RETRY_LISTENER.set(task.notify)  # this agent's task only: contextvars are per asyncio task
         try:
-            result = await agent.run(
-                START, model=model, instructions=task.prompt, deps=deps, usage_limits=limits, model_settings=settings
-            )
-            tokens_in, tokens_out = tokens_in + result.usage.input_tokens, tokens_out + result.usage.output_tokens
-            text = result.output
+            result = await turn(START)
             unseen = peers.unseen_blocking()
             if unseen:
                 peers.mark_seen(unseen)
-                result = await agent.run(
-                    CHECKPOINT.format(findings=_listing(unseen)),
-                    message_history=result.all_messages(),
-                    model=model,
-                    instructions=task.prompt,
-                    deps=deps,
-                    usage_limits=limits,
-                    model_settings=settings,
-                )
-                tokens_in, tokens_out = tokens_in + result.usage.input_tokens, tokens_out + result.usage.output_tokens
-                text = result.output
-            verdict = classify_text(text)
+                result = await turn(CHECKPOINT.format(findings=_listing(unseen)), result.all_messages())
+            verdict = classify_text(result.output)
             if verdict.status is not OutputStatus.VALID and not verdict.usable_index:
-                result = await agent.run(
-                    REPAIR.format(reason=verdict.reason, prefix=task.agent.prefix),
-                    message_history=result.all_messages(),
-                    model=model,
-                    instructions=task.prompt,
-                    deps=deps,
-                    usage_limits=limits,
-                    model_settings=settings,
+                result = await turn(
+                    REPAIR.format(reason=verdict.reason, prefix=task.agent.prefix), result.all_messages()
                 )
-                tokens_in, tokens_out = tokens_in + result.usage.input_tokens, tokens_out + result.usage.output_tokens
-                text = result.output
+            text = result.output
         except UsageLimitExceeded as exc:
             raise RuntimeError(f"{spec.label} stopped: {exc} (llm.max_turns = {config.llm.max_turns})") from None
         except ModelHTTPError as exc:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import TypeAlias
 
 from fluxdrive.runtimes.static.checks._common import (
+    HTTP_VERBS,
     Function,
     dereference,
     example,
@@ -336,17 +337,7 @@ ASYNCIO_COROUTINES = {
     "asyncio.create_subprocess_exec",
     "asyncio.create_subprocess_shell",
 }
-AIOHTTP_METHODS = {
-    "get",
-    "post",
-    "put",
-    "patch",
-    "delete",
-    "head",
-    "request",
-    "close",
-    "ws_connect",
-}
+AIOHTTP_METHODS = (HTTP_VERBS - {"options"}) | {"close", "ws_connect"}  # a ClientSession's coroutine methods
 
 
 def _coroutine_names(module: PyModule) -> tuple[set[str], dict[int, set[str]]]:

@@ -362,16 +362,32 @@ def _literal_int(node: ast.AST | None, value: int) -> bool:
     return isinstance(node, ast.Constant) and node.value == value and not isinstance(node.value, bool)
 
 
-def _dash_test(test: ast.expr, subject: _Subject) -> bool:
-    """True whenever the subject starts with ``-`` (so ``if test: raise`` refuses options)."""
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
-        return any(_dash_test(part, subject) for part in test.values)
+def _dash_test(test: ast.expr, subject: _Subject, *, says_dash: bool = True) -> bool:
+    """True whenever the subject starts with ``-`` (so ``if test: raise`` refuses options).
+
+    With ``says_dash=False`` the mirror question: true only when the subject does not start with
+    ``-`` (so ``if not test: raise`` refuses options). ``not`` swaps the two and ``or`` / ``and``
+    swap with them, so one walk over the condition answers both.
+    """
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or if says_dash else ast.And):
+        return any(_dash_test(part, subject, says_dash=says_dash) for part in test.values)
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _no_dash_test(test.operand, subject)
+        return _dash_test(test.operand, subject, says_dash=not says_dash)
     call = _method(test, "startswith", subject)
     if call is not None and call.args:
-        return "-" in (_strings(call.args[0]) or [])
-    return _dash_compare(test, subject, says_dash=True)
+        prefixes = _strings(call.args[0])
+        if says_dash:
+            return "-" in (prefixes or [])
+        # url.startswith(("https://", "git@")): a fixed first character
+        return bool(prefixes) and all(p and not p.startswith("-") for p in prefixes or [])
+    if _dash_compare(test, subject, says_dash=says_dash):
+        return True
+    return not says_dash and isinstance(test, ast.Call) and _regex_guard(test, subject)  # a pattern refusing a dash
+
+
+def _no_dash_test(test: ast.expr, subject: _Subject) -> bool:
+    """True only when the subject does not start with ``-`` (see :func:`_dash_test`)."""
+    return _dash_test(test, subject, says_dash=False)
 
 
 def _dash_compare(test: ast.expr, subject: _Subject, *, says_dash: bool) -> bool:
@@ -392,19 +408,6 @@ def _dash_compare(test: ast.expr, subject: _Subject, *, says_dash: bool) -> bool
 
 def _dash(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value == "-"
-
-
-def _no_dash_test(test: ast.expr, subject: _Subject) -> bool:
-    """True only when the subject does not start with ``-`` (so ``if not test: raise`` refuses options)."""
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        return any(_no_dash_test(part, subject) for part in test.values)
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _dash_test(test.operand, subject)
-    call = _method(test, "startswith", subject)
-    if call is not None and call.args:  # url.startswith(("https://", "git@")): a fixed first character
-        prefixes = _strings(call.args[0])
-        return bool(prefixes) and all(p and not p.startswith("-") for p in prefixes or [])
-    return _dash_compare(test, subject, says_dash=False) or (isinstance(test, ast.Call) and _regex_guard(test, subject))
 
 
 def _regex_guard(call: ast.Call, subject: _Subject) -> bool:

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from fluxdrive.runtimes.static.checks._common import (
+    HTTP_VERBS,
     example,
     is_literal,
     name_tail,
@@ -31,15 +32,7 @@ from fluxdrive.runtimes.static.checks.engine.syntax import call_name, keyword
 # TLS
 
 
-HTTP_CALLS = {
-    "get",
-    "post",
-    "put",
-    "patch",
-    "delete",
-    "head",
-    "options",
-    "request",
+HTTP_CALLS = HTTP_VERBS | {
     "stream",
     "send",
     "Client",

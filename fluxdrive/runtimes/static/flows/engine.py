@@ -20,31 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from fluxdrive.runtimes.static.flows.ir import (
-    Arr,
-    Assign,
-    Call,
-    Concat,
-    Const,
-    Evaluate,
-    Expr,
-    Function,
-    Guard,
-    Index,
-    Lambda,
-    Loop,
-    Member,
-    Module,
-    Name,
-    Obj,
-    Other,
-    Return,
-    Statement,
-    Unpack,
-    dotted,
-    names_in,
-    root_name,
-)
+from fluxdrive.runtimes.static.flows import ir
+from fluxdrive.runtimes.static.flows.ir import dotted, names_in, root_name
 from fluxdrive.runtimes.static.flows.roles import ProjectIndex
 from fluxdrive.runtimes.static.flows.sinks import SinkChecker
 from fluxdrive.runtimes.static.flows.summaries import Summary
@@ -77,8 +54,8 @@ class FunctionFlow:
     def __init__(
         self,
         project: ProjectIndex,
-        module: Module,
-        function: Function,
+        module: ir.Module,
+        function: ir.Function,
         checker: SinkChecker,
         *,
         env: dict[str, Value] | None = None,
@@ -93,7 +70,7 @@ class FunctionFlow:
         self.env: dict[str, Value] = dict(env or {})
         self.cleaned_paths: dict[str, tuple[frozenset[str], int]] = {}  # value -> (classes, last line; 0: on)
         self.line = function.line
-        self.arrays: dict[str, list[Expr]] = {}
+        self.arrays: dict[str, list[ir.Expr]] = {}
         self.summary = Summary()
         self.closure = closure
         self.callees: set[tuple[str, str]] = set()
@@ -154,36 +131,36 @@ class FunctionFlow:
         for statement in self.function.body:
             self.statement(statement)
 
-    def statement(self, statement: Statement) -> None:
+    def statement(self, statement: ir.Statement) -> None:
         """One statement: names take values, calls are checked, returns feed the summary, ifs vouch."""
         self.line = statement.line
         match statement:
-            case Assign(target=target, value=value, nested=nested, add=add):
+            case ir.Assign(target=target, value=value, nested=nested, add=add):
                 self.assign(target, self.eval(value), nested=nested, add=add, line=statement.line)
-                if isinstance(target, Name) and isinstance(value, Arr) and not add:
+                if isinstance(target, ir.Name) and isinstance(value, ir.Arr) and not add:
                     self.arrays[target.id] = list(value.items)  # an argument vector built before the call
-                elif isinstance(target, Name) and isinstance(value, Call) and _appends_to(value, target.id):
+                elif isinstance(target, ir.Name) and isinstance(value, ir.Call) and _appends_to(value, target.id):
                     self.arrays.setdefault(target.id, []).extend(value.args[1:])  # Go: args = append(args, d)
-            case Unpack(names=names, value=value, nested=nested):
+            case ir.Unpack(names=names, value=value, nested=nested):
                 whole = self.eval(value)
                 for bound, read in names:
                     part = (
                         self.field(whole, read, f"{dotted(value) or 'value'}.{read}") if read else self.element(whole)
                     )
                     self.bind(bound, part, nested)
-            case Loop(key=key, item=item, source=source):
+            case ir.Loop(key=key, item=item, source=source):
                 whole = self.eval(source)
                 if key:
                     keys = Value(whole.taints, frozenset(), None, None)
                     self.bind(key, keys, True)
                 if item:
                     self.bind(item, self.element(whole), True)
-            case Evaluate(expr=expr):
+            case ir.Evaluate(expr=expr):
                 self.eval(expr)
-            case Return(value=value):
+            case ir.Return(value=value):
                 if value is not None:
                     self._returned(self.eval(value))
-            case Guard(condition=condition, exits=exits, until=until):
+            case ir.Guard(condition=condition, exits=exits, until=until):
                 self.eval(condition)
                 self.guard(condition, 0 if exits else until)
 
@@ -203,17 +180,17 @@ class FunctionFlow:
         self.env[name] = value
         self.cleaned_paths = {k: v for k, v in self.cleaned_paths.items() if k != name and not k.startswith(name + ".")}
 
-    def assign(self, target: Expr, value: Value, *, nested: bool, add: bool, line: int) -> None:
+    def assign(self, target: ir.Expr, value: Value, *, nested: bool, add: bool, line: int) -> None:
         """An assignment to a name, a field (``this.x``, ``el.innerHTML``) or an element."""
-        if isinstance(target, Name):
+        if isinstance(target, ir.Name):
             if add and target.id in self.env:
                 old = self.env[target.id]
                 value = join([old, value], text=text_of(old) + text_of(value))
             self.bind(target.id, value, nested and not add)
             return
-        if isinstance(target, Member):
+        if isinstance(target, ir.Member):
             self.checker.property(target, value, self, line)
-            if isinstance(target.obj, Name) and target.obj.id == "this" and self.owner:
+            if isinstance(target.obj, ir.Name) and target.obj.id == "this" and self.owner:
                 attributes = self.project.attributes.setdefault((self.module.path, self.owner), {})
                 old_attribute = attributes.get(target.name)
                 attributes[target.name] = value if old_attribute is None else join([old_attribute, value])
@@ -223,7 +200,7 @@ class FunctionFlow:
             self.env[base] = join([self.env[base], Value(value.taints)])
 
     # ------------------------------------------------------------ guards
-    def guard(self, condition: Expr, until: int = 0) -> None:
+    def guard(self, condition: ir.Expr, until: int = 0) -> None:
         """Checks in an ``if`` make the values they look at trusted for the matching sinks.
 
         After an ``if`` whose branch exits (``if (!ok) return;``) for the rest of the function;
@@ -241,7 +218,7 @@ class FunctionFlow:
         old, old_until = self.cleaned_paths.get(path, (frozenset(), until))
         self.cleaned_paths[path] = (old | frozenset(classes), 0 if 0 in (old_until, until) else max(old_until, until))
 
-    def _checked(self, call: Call) -> tuple[set[str], list[str]]:
+    def _checked(self, call: ir.Call) -> tuple[set[str], list[str]]:
         """The sink classes a check call vouches for, and the values it looks at."""
         func = call.func
         callee = self.callee(func)
@@ -249,7 +226,7 @@ class FunctionFlow:
         first_arg = [p for arg in call.args[:1] for p in names_in(arg)]
         if any(word in last.lower() for word in self.spec.guard_words):  # containsDotDot(x), isSafePath(x)
             return {"all"}, [p for arg in call.args for p in names_in(arg)]
-        if not isinstance(func, Member):
+        if not isinstance(func, ir.Member):
             classes = {kind for kind, names in self.spec.guards.items() if last in names or callee in names}
             return classes, first_arg  # strings.HasPrefix(p, base), filepath.IsLocal(p)
         receiver = self.eval_quiet(func.obj)
@@ -262,7 +239,7 @@ class FunctionFlow:
             return classes, first_arg
         return classes, list(names_in(func.obj))  # x.startsWith("/"), path.resolve(x).startsWith(base)
 
-    def eval_quiet(self, expr: Expr) -> Value:
+    def eval_quiet(self, expr: ir.Expr) -> Value:
         """A value without reporting (a guard's receiver, evaluated again)."""
         saved = self.checker.report
         self.checker.report = False
@@ -272,45 +249,45 @@ class FunctionFlow:
             self.checker.report = saved
 
     # ------------------------------------------------------------ expressions
-    def eval(self, expr: Expr) -> Value:
+    def eval(self, expr: ir.Expr) -> Value:
         """The value of an expression; calls in it are checked against the sinks."""
         match expr:
-            case Const(kind="string", value=text):
+            case ir.Const(kind="string", value=text):
                 return Value(text=text)
-            case Const(kind="regex", value=text):  # remembered where it is written: a ReDoS fix goes there
+            case ir.Const(kind="regex", value=text):  # remembered where it is written: a ReDoS fix goes there
                 return Value(tags=frozenset({"regex"}), alias=f"regex:{expr.line}", text=text)
-            case Const():
+            case ir.Const():
                 return CLEAN
-            case Name():
+            case ir.Name():
                 return self._cleaned(expr.id, self.name(expr))
-            case Member():
+            case ir.Member():
                 return self._cleaned(dotted(expr), self.member(expr))
-            case Index(obj=obj, key=key):
+            case ir.Index(obj=obj, key=key):
                 self.eval(key)
                 return self.element(self.eval(obj))
-            case Call():
+            case ir.Call():
                 return self.call(expr)
-            case Concat(parts=parts):
+            case ir.Concat(parts=parts):
                 values = [self.eval(p) for p in parts]
                 return join(values, text="".join(text_of(v) for v in values))
-            case Obj(entries=entries):
+            case ir.Obj(entries=entries):
                 return join([self._entry(k, v) for k, v in entries]) if entries else CLEAN
-            case Arr(items=items):
+            case ir.Arr(items=items):
                 return join([self.eval(i) for i in items]) if items else CLEAN
-            case Lambda(function=function):
+            case ir.Lambda(function=function):
                 self.closure_flow(function, {})
                 return Value(tags=frozenset({"function"}))
-            case Other(parts=parts, number=number):
+            case ir.Other(parts=parts, number=number):
                 values = [self.eval(p) for p in parts]
                 return CLEAN if number else join(values)
         return CLEAN
 
-    def _entry(self, key: str | None, value: Expr) -> Value:
-        if key == "$where" and not isinstance(value, Lambda | Const):  # MongoDB runs this text as JavaScript
+    def _entry(self, key: str | None, value: ir.Expr) -> Value:
+        if key == "$where" and not isinstance(value, ir.Lambda | ir.Const):  # MongoDB runs this text as JavaScript
             return self.checker.where_code(value, self)
-        if key in ("Query", "Mutation", "Subscription") and isinstance(value, Obj):  # GraphQL resolvers
+        if key in ("Query", "Mutation", "Subscription") and isinstance(value, ir.Obj):  # GraphQL resolvers
             for _name, resolver in value.entries:
-                if isinstance(resolver, Lambda):
+                if isinstance(resolver, ir.Lambda):
                     label = Value(frozenset({Taint("outside", "a GraphQL argument")}))
                     self.closure_flow(resolver.function, {1: label})
             return CLEAN
@@ -323,7 +300,7 @@ class FunctionFlow:
                 return value.cleaned(classes)
         return value
 
-    def closure_flow(self, function: Function, params: dict[int, Value]) -> FunctionFlow:
+    def closure_flow(self, function: ir.Function, params: dict[int, Value]) -> FunctionFlow:
         """A function written inside this one: it sees this one's names as they are now."""
         flow = FunctionFlow(
             self.project, self.module, function, self.checker, env=self.env, params=params, closure=True
@@ -335,7 +312,7 @@ class FunctionFlow:
         self.callees |= flow.callees
         return flow
 
-    def name(self, expr: Name) -> Value:
+    def name(self, expr: ir.Name) -> Value:
         """A name: local, imported, a project function, a known global, or unknown."""
         name = expr.id
         if name in self.env:
@@ -358,10 +335,10 @@ class FunctionFlow:
         kind = "command line" if label.startswith("command-line") else "outside"
         return Value(frozenset({Taint(kind, f"{label_path} ({label})" if kind == "outside" else label_path)}))
 
-    def member(self, expr: Member) -> Value:
+    def member(self, expr: ir.Member) -> Value:
         """``obj.name``: a request's field, a module's member, ``this.x``, or a part of the object's data."""
         spec = self.spec
-        if isinstance(expr.obj, Name) and expr.obj.id == "this" and "this" not in self.env:
+        if isinstance(expr.obj, ir.Name) and expr.obj.id == "this" and "this" not in self.env:
             attributes = self.project.attributes.get((self.module.path, self.owner), {})
             if expr.name in attributes:
                 return attributes[expr.name]
@@ -415,9 +392,9 @@ class FunctionFlow:
         return Value(value.taints, value.tags & {"archive", "request"} if "archive" in value.tags else frozenset())
 
     # ------------------------------------------------------------ calls
-    def callee(self, func: Expr) -> str:
+    def callee(self, func: ir.Expr) -> str:
         """The canonical name of what is called (``child_process.exec``, ``res.redirect``, ``eval``)."""
-        if isinstance(func, Name):
+        if isinstance(func, ir.Name):
             value = self.env.get(func.id)
             if value is not None and value.alias and not value.alias.startswith(("regex:", ".")):
                 return value.alias
@@ -425,22 +402,22 @@ class FunctionFlow:
             if imported is None or imported.startswith("."):  # a project file: named as the code writes it
                 return func.id
             return normalize_module(imported)
-        if isinstance(func, Member):
-            if isinstance(func.obj, Call) and isinstance(func.obj.func, Name) and func.obj.func.id == "require":
+        if isinstance(func, ir.Member):
+            if isinstance(func.obj, ir.Call) and isinstance(func.obj.func, ir.Name) and func.obj.func.id == "require":
                 first = func.obj.args[0] if func.obj.args else None
-                if isinstance(first, Const):
+                if isinstance(first, ir.Const):
                     return normalize_module(f"{first.value}.{func.name}")
-            base = self.callee(func.obj) if isinstance(func.obj, Name | Member) else "?"
+            base = self.callee(func.obj) if isinstance(func.obj, ir.Name | ir.Member) else "?"
             return normalize_module(f"{base}.{func.name}")
         return "?"
 
-    def call(self, expr: Call) -> Value:
+    def call(self, expr: ir.Call) -> Value:
         """A call's result; its arguments are checked against sinks and summaries."""
         func = expr.func
-        if isinstance(func, Lambda):  # (function () { ... })(), Go's go func() { ... }(): the body runs here
+        if isinstance(func, ir.Lambda):  # (function () { ... })(), Go's go func() { ... }(): the body runs here
             self.closure_flow(func.function, {})
-        receiver: Value | None = self.eval(func.obj) if isinstance(func, Member) else None
-        method = func.name if isinstance(func, Member) else (func.id if isinstance(func, Name) else "")
+        receiver: Value | None = self.eval(func.obj) if isinstance(func, ir.Member) else None
+        method = func.name if isinstance(func, ir.Member) else (func.id if isinstance(func, ir.Name) else "")
         callee = self.callee(func)
         args = self._arguments(expr, method, receiver)
         target = self.project.resolve(self.module, func, self.owner, self.env, self.function.receiver)
@@ -450,20 +427,25 @@ class FunctionFlow:
             return self._project_call(expr, target, args)
         self.checker.call(expr, callee, args, self, receiver)
         self._bind_outputs(expr, method, callee, receiver, args)
-        if method in RENDER_METHODS and isinstance(func, Member) and root_name(func.obj) in RENDER_RECEIVERS:
+        if method in RENDER_METHODS and isinstance(func, ir.Member) and root_name(func.obj) in RENDER_RECEIVERS:
             self._render(expr, args)
-        if method == "push" and isinstance(func, Member) and isinstance(func.obj, Name) and func.obj.id in self.arrays:
+        if (
+            method == "push"
+            and isinstance(func, ir.Member)
+            and isinstance(func.obj, ir.Name)
+            and func.obj.id in self.arrays
+        ):
             self.arrays[func.obj.id].extend(expr.args)
         return self._sourced(expr, callee, method, receiver, args) or self._result(expr, callee, method, receiver, args)
 
-    def _render(self, expr: Call, args: list[Value]) -> None:
+    def _render(self, expr: ir.Call, args: list[Value]) -> None:
         """``res.render("view", { term: req.query.q })``: remember which fields of the view carry outside data."""
         view = expr.args[0] if expr.args else None
-        if not isinstance(view, Const) or view.kind != "string" or len(expr.args) < 2:
+        if not isinstance(view, ir.Const) or view.kind != "string" or len(expr.args) < 2:
             return
         data = expr.args[1]
         fields: list[tuple[str, Origin]] = []
-        if isinstance(data, Obj):
+        if isinstance(data, ir.Obj):
             for path, value in _fields(data):
                 origin, _taint = self.eval_quiet(value).origin("html")
                 if origin.kind == "outside":
@@ -476,7 +458,9 @@ class FunctionFlow:
             key = (self.module.path, expr.line)
             self.project.renders[key] = Render(self.module.path, expr.line, view.value, tuple(fields))
 
-    def _sourced(self, expr: Call, callee: str, method: str, receiver: Value | None, args: list[Value]) -> Value | None:
+    def _sourced(
+        self, expr: ir.Call, callee: str, method: str, receiver: Value | None, args: list[Value]
+    ) -> Value | None:
         """The result of a call that reads outside data (or a module, or a type assertion), else None."""
         spec = self.spec
         func = expr.func
@@ -488,7 +472,7 @@ class FunctionFlow:
                 return Value(seen.taints, seen.tags | {"archive"})
             return seen
         if receiver is not None and "request" in receiver.tags and method in spec.request_methods:
-            obj = func.obj if isinstance(func, Member) else func
+            obj = func.obj if isinstance(func, ir.Member) else func
             return Value(frozenset({Taint("outside", f"{dotted(obj) or 'request'}.{method}()")}))
         if receiver is not None and "request-method" in receiver.tags:
             return Value(frozenset({Taint("outside", f"{receiver.alias}()")}))
@@ -499,7 +483,7 @@ class FunctionFlow:
             return Value(tags=frozenset({"module"}), alias=normalize_module(args[0].text))
         return None
 
-    def _result(self, expr: Call, callee: str, method: str, receiver: Value | None, args: list[Value]) -> Value:
+    def _result(self, expr: ir.Call, callee: str, method: str, receiver: Value | None, args: list[Value]) -> Value:
         """What an ordinary call returns: archives, cleaned values, data passed through, or something unknown."""
         spec = self.spec
         archive = spec.archive.get("calls", frozenset())
@@ -524,19 +508,19 @@ class FunctionFlow:
             return unknown(f"{dotted(expr.func) or method}()")  # a method of an object: its data, not the arguments
         return join([unknown(f"{callee}()"), *carried])
 
-    def _arguments(self, expr: Call, method: str, receiver: Value | None) -> list[Value]:
+    def _arguments(self, expr: ir.Call, method: str, receiver: Value | None) -> list[Value]:
         spec = self.spec
         handler = (
             method in spec.handler_methods
-            and isinstance(expr.func, Member)
+            and isinstance(expr.func, ir.Member)
             and (
-                (expr.args and isinstance(expr.args[0], Const) and expr.args[0].value.startswith("/"))
+                (expr.args and isinstance(expr.args[0], ir.Const) and expr.args[0].value.startswith("/"))
                 or root_name(expr.func.obj) in spec.handler_receivers
             )
         )
         values: list[Value] = []
         for arg in expr.args:
-            if isinstance(arg, Lambda):
+            if isinstance(arg, ir.Lambda):
                 params: dict[int, Value] = {}
                 if handler:
                     params[0] = self.request_value(arg.function.params[0].name if arg.function.params else "req")
@@ -544,19 +528,19 @@ class FunctionFlow:
                     params[CALLBACK_METHODS[method]] = self.element(receiver)
                 self.closure_flow(arg.function, params)
                 values.append(Value(tags=frozenset({"function"})))
-            elif isinstance(arg, Obj) and handler:
+            elif isinstance(arg, ir.Obj) and handler:
                 for key, entry in arg.entries:
-                    if key == "handler" and isinstance(entry, Lambda):
+                    if key == "handler" and isinstance(entry, ir.Lambda):
                         self.closure_flow(entry.function, {0: self.request_value("request")})
                 values.append(self.eval(arg))
-            elif isinstance(arg, Name) and handler and arg.id not in self.env:
+            elif isinstance(arg, ir.Name) and handler and arg.id not in self.env:
                 self.project.handlers.setdefault(self.module.path, set()).add(arg.id)
                 values.append(self.eval(arg))
             else:
                 values.append(self.eval(arg))
         return values
 
-    def _bind_outputs(self, expr: Call, method: str, callee: str, receiver: Value | None, args: list[Value]) -> None:
+    def _bind_outputs(self, expr: ir.Call, method: str, callee: str, receiver: Value | None, args: list[Value]) -> None:
         """``c.ShouldBindJSON(&input)``, ``json.NewDecoder(r.Body).Decode(&v)``: the argument is filled from outside."""
         if method not in self.spec.binders and callee not in self.spec.binders:
             return
@@ -565,10 +549,10 @@ class FunctionFlow:
         if found is None:
             return
         for arg, value in zip(expr.args, args, strict=False):
-            if isinstance(arg, Name) and not any(t.kind == "outside" for t in value.taints):
+            if isinstance(arg, ir.Name) and not any(t.kind == "outside" for t in value.taints):
                 self.env[arg.id] = Value(frozenset({Taint("outside", f"{arg.id} (filled from {found.label})")}))
 
-    def _project_call(self, expr: Call, target: tuple[str, str], args: list[Value]) -> Value:
+    def _project_call(self, expr: ir.Call, target: tuple[str, str], args: list[Value]) -> Value:
         summary = self.project.summaries.get(target)
         name = target[1]
         if summary is None:
@@ -595,24 +579,24 @@ def _longer_labels(taints: frozenset[Taint], base: str | None, path: str) -> fro
     )
 
 
-def _fields(data: Obj, prefix: str = "") -> Iterator[tuple[str, Expr]]:
+def _fields(data: ir.Obj, prefix: str = "") -> Iterator[tuple[str, ir.Expr]]:
     """The dotted fields of an object literal and their values (``output.term``)."""
     for key, value in data.entries:
         if key is None:
             continue
         path = f"{prefix}{key}"
-        if isinstance(value, Obj):
+        if isinstance(value, ir.Obj):
             yield from _fields(value, path + ".")
         else:
             yield path, value
 
 
-def _appends_to(value: Call, name: str) -> bool:
+def _appends_to(value: ir.Call, name: str) -> bool:
     return (
-        isinstance(value.func, Name)
+        isinstance(value.func, ir.Name)
         and value.func.id == "append"
         and bool(value.args)
-        and isinstance(value.args[0], Name)
+        and isinstance(value.args[0], ir.Name)
         and value.args[0].id == name
     )
 
@@ -631,29 +615,29 @@ def _anchored(value: Value) -> bool:
     return "regex" in value.tags and text.startswith("/^") and text.rpartition("/")[0].endswith("$")
 
 
-def _calls_in(expr: Expr) -> Iterator[Call]:
+def _calls_in(expr: ir.Expr) -> Iterator[ir.Call]:
     """The calls a condition makes (``!x.startsWith("/")``, ``a && isSafe(b)``)."""
-    if isinstance(expr, Call):
+    if isinstance(expr, ir.Call):
         yield expr
         for arg in expr.args:
             yield from _calls_in(arg)
-        if isinstance(expr.func, Member):
+        if isinstance(expr.func, ir.Member):
             yield from _calls_in(expr.func.obj)
-    elif isinstance(expr, Other):
+    elif isinstance(expr, ir.Other):
         for part in expr.parts:
             yield from _calls_in(part)
-    elif isinstance(expr, Member):
+    elif isinstance(expr, ir.Member):
         yield from _calls_in(expr.obj)
 
 
-def _compared_to_constant(expr: Expr) -> Iterator[str]:
+def _compared_to_constant(expr: ir.Expr) -> Iterator[str]:
     """Names compared with a constant (``x === 'a'``): a value equal to a constant is that constant."""
-    if isinstance(expr, Other):
+    if isinstance(expr, ir.Other):
         if expr.number and len(expr.parts) == 2:
             left, right = expr.parts
             for one, other in ((left, right), (right, left)):
                 path = dotted(one)
-                if path and isinstance(other, Const) and other.kind in ("string", "number"):
+                if path and isinstance(other, ir.Const) and other.kind in ("string", "number"):
                     yield path
         for part in expr.parts:
             yield from _compared_to_constant(part)

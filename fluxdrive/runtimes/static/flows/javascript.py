@@ -17,30 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from fluxdrive.runtimes.static.flows.ir import (
-    Arr,
-    Assign,
-    Call,
-    Concat,
-    Const,
-    ConstKind,
-    Evaluate,
-    Expr,
-    Function,
-    Guard,
-    Index,
-    Lambda,
-    Loop,
-    Member,
-    Module,
-    Name,
-    Obj,
-    Other,
-    Param,
-    Return,
-    Statement,
-    Unpack,
-)
+from fluxdrive.runtimes.static.flows import ir
 
 Node = Any  # ast_grep_py.SgNode (a native class without stubs)
 
@@ -48,7 +25,7 @@ FUNCTION_KINDS = frozenset(
     {"function_declaration", "generator_function_declaration", "function_expression", "function",
      "arrow_function", "generator_function", "method_definition"}
 )  # fmt: skip
-LITERALS: dict[str, ConstKind] = {
+LITERALS: dict[str, ir.ConstKind] = {
     "string": "string", "number": "number", "true": "bool", "false": "bool",
     "null": "null", "undefined": "null", "regex": "regex",
 }  # fmt: skip
@@ -113,39 +90,39 @@ class JavaScriptReader:
         self.language = language
         self.imports: dict[str, str] = {}
         self.exports: set[str] = set()
-        self.functions: list[Function] = []
+        self.functions: list[ir.Function] = []
         self.classes: dict[str, str] = {}
         self._members: list[tuple[str, str]] = []  # ejs.render = render: exported when ejs is
         self._read = self._readers()
         self._statement_readers = self._statement_kinds()
 
     # ------------------------------------------------------------------ module
-    def module(self, root: Node) -> Module:
+    def module(self, root: Node) -> ir.Module:
         """Read every statement at the top of the file."""
-        top: list[Statement] = []
+        top: list[ir.Statement] = []
         for node in named(root):
             top.extend(self._top_statement(node))
         for owner, member in self._members:
             if owner in self.exports:
                 self.exports.add(member)
         functions = tuple(self._exported(f) for f in self.functions)
-        return Module(
+        return ir.Module(
             path=self.path,
             language=self.language,
             imports=dict(self.imports),
             functions=functions,
-            top=Function("<module>", (), tuple(top), 1, line_of(root), role="module"),
+            top=ir.Function("<module>", (), tuple(top), 1, line_of(root), role="module"),
             exports=frozenset(self.exports),
             classes=dict(self.classes),
         )
 
-    def _exported(self, function: Function) -> Function:
+    def _exported(self, function: ir.Function) -> ir.Function:
         public = function.name in self.exports or (function.owner and function.owner in self.exports)
         if function.owner and (function.name.startswith(("#", "_")) or "private " in function.decorators):
             public = False
         return replace(function, exported=bool(public) or function.exported)
 
-    def _top_statement(self, node: Node) -> list[Statement]:
+    def _top_statement(self, node: Node) -> list[ir.Statement]:
         kind = node.kind()
         if kind == "import_statement":
             self._import(node)
@@ -184,7 +161,7 @@ class JavaScriptReader:
                         if names:
                             self.imports[names[-1]] = member_of(module, names[0])
 
-    def _export(self, node: Node) -> list[Statement]:
+    def _export(self, node: Node) -> list[ir.Statement]:
         declaration = node.field("declaration")
         value = node.field("value")
         default = any(c.kind() == "default" for c in node.children())
@@ -203,7 +180,7 @@ class JavaScriptReader:
                 return []
             if value.kind() == "identifier":
                 self.exports.add(value.text())
-            return [Evaluate(self.expr(value), line_of(node))]
+            return [ir.Evaluate(self.expr(value), line_of(node))]
         for clause in (c for c in named(node) if c.kind() == "export_clause"):
             for spec in named(clause):
                 names = [n.text() for n in named(spec)]
@@ -220,8 +197,8 @@ class JavaScriptReader:
             if target is not None and target.kind() == "identifier":
                 yield target.text()
 
-    def _top_declaration(self, node: Node) -> list[Statement]:
-        out: list[Statement] = []
+    def _top_declaration(self, node: Node) -> list[ir.Statement]:
+        out: list[ir.Statement] = []
         for declarator in (c for c in named(node) if c.kind() == "variable_declarator"):
             target, value = declarator.field("name"), declarator.field("value")
             if target is not None and value is not None and target.kind() == "identifier":
@@ -244,7 +221,7 @@ class JavaScriptReader:
             out.extend(self._declarator(declarator, nested=False))
         return out
 
-    def _top_assignment(self, node: Node) -> list[Statement]:
+    def _top_assignment(self, node: Node) -> list[ir.Statement]:
         left, right = node.field("left"), node.field("right")
         if left is None or right is None:
             return []
@@ -280,7 +257,7 @@ class JavaScriptReader:
                 return []
         return list(self.statements([node.parent()], nested=False)) if node.parent() is not None else []
 
-    def _module_exports(self, right: Node, node: Node) -> list[Statement]:
+    def _module_exports(self, right: Node, node: Node) -> list[ir.Statement]:
         kind = right.kind()
         if kind in FUNCTION_KINDS:
             name = right.field("name").text() if right.field("name") is not None else "default"
@@ -309,7 +286,7 @@ class JavaScriptReader:
         if kind in ("class", "class_declaration"):
             self._class(right, exported=True)
             return []
-        return [Evaluate(self.expr(right), line_of(node))]
+        return [ir.Evaluate(self.expr(right), line_of(node))]
 
     def _object_methods(self, node: Node, owner: str) -> None:
         for entry in named(node):
@@ -361,11 +338,11 @@ class JavaScriptReader:
         if not owner:  # function Dao(db) { this.find = function (id) {...} }: methods of the constructor
             for statement in function.body:
                 if (
-                    isinstance(statement, Assign)
-                    and isinstance(statement.target, Member)
-                    and isinstance(statement.target.obj, Name)
+                    isinstance(statement, ir.Assign)
+                    and isinstance(statement.target, ir.Member)
+                    and isinstance(statement.target.obj, ir.Name)
                     and statement.target.obj.id == "this"
-                    and isinstance(statement.value, Lambda)
+                    and isinstance(statement.value, ir.Lambda)
                 ):
                     method = replace(statement.value.function, name=statement.target.name, owner=name, role="method")
                     self.functions.append(method)
@@ -373,18 +350,18 @@ class JavaScriptReader:
     # --------------------------------------------------------------- functions
     def function(
         self, node: Node, name: str, *, owner: str = "", role: str = "function", decorators: tuple[str, ...] = ()
-    ) -> Function:
+    ) -> ir.Function:
         """One function-like node as a :class:`Function`."""
         params = self._params(node)
         body_node = node.field("body")
-        body: list[Statement]
+        body: list[ir.Statement]
         if body_node is None:
             body = []
         elif body_node.kind() == "statement_block":
             body = list(self.statements(named(body_node), nested=False))
         else:  # an arrow function's expression body
-            body = [Return(self.expr(body_node), line_of(body_node))]
-        return Function(
+            body = [ir.Return(self.expr(body_node), line_of(body_node))]
+        return ir.Function(
             name=name,
             params=params,
             body=tuple(body),
@@ -403,8 +380,8 @@ class JavaScriptReader:
         params = node.field("parameters")
         return named(params) if params is not None else []
 
-    def _params(self, node: Node) -> tuple[Param, ...]:
-        out: list[Param] = []
+    def _params(self, node: Node) -> tuple[ir.Param, ...]:
+        out: list[ir.Param] = []
         for position, param in enumerate(self._param_nodes(node)):
             decorators = tuple(d.text() for d in named(param) if d.kind() == "decorator")
             pattern = param
@@ -422,9 +399,9 @@ class JavaScriptReader:
                 pattern = named(pattern)[0] if named(pattern) else pattern
             if pattern.kind() in ("object_pattern", "array_pattern"):
                 fields = tuple((bound, field_name or "") for bound, field_name in self._pattern_names(pattern))
-                out.append(Param(f"<arg{position}>", position, fields, type_text, decorators))
+                out.append(ir.Param(f"<arg{position}>", position, fields, type_text, decorators))
             else:
-                out.append(Param(pattern.text(), position, (), type_text, decorators))
+                out.append(ir.Param(pattern.text(), position, (), type_text, decorators))
         return tuple(out)
 
     def _pattern_names(self, pattern: Node) -> Iterator[tuple[str, str | None]]:
@@ -465,12 +442,12 @@ class JavaScriptReader:
                 yield bound, string_text(key)
 
     # -------------------------------------------------------------- statements
-    def statements(self, nodes: Iterable[Node], *, nested: bool) -> Iterator[Statement]:
+    def statements(self, nodes: Iterable[Node], *, nested: bool) -> Iterator[ir.Statement]:
         """The statements of a block, in order, branches and loops marked ``nested``."""
         for node in nodes:
             yield from self._statement(node, nested)
 
-    def _statement(self, node: Node, nested: bool) -> Iterator[Statement]:
+    def _statement(self, node: Node, nested: bool) -> Iterator[ir.Statement]:
         """One statement (dispatched on its kind; an expression otherwise)."""
         kind = node.kind()
         if kind in SKIPPED_STATEMENTS:
@@ -484,7 +461,7 @@ class JavaScriptReader:
         else:
             yield from self._expression_statement(node, nested)
 
-    def _statement_kinds(self) -> dict[str, Callable[[Node, bool], Iterator[Statement]]]:
+    def _statement_kinds(self) -> dict[str, Callable[[Node, bool], Iterator[ir.Statement]]]:
         return {
             "lexical_declaration": self._declaration,
             "variable_declaration": self._declaration,
@@ -511,32 +488,32 @@ class JavaScriptReader:
             "class": self._local_class,
         }
 
-    def _declaration(self, node: Node, nested: bool) -> Iterator[Statement]:
+    def _declaration(self, node: Node, nested: bool) -> Iterator[ir.Statement]:
         nested = nested and node.kind() == "variable_declaration"  # let/const in a block is a new name; var is not
         for declarator in (c for c in named(node) if c.kind() == "variable_declarator"):
             yield from self._declarator(declarator, nested)
 
-    def _return(self, node: Node, nested: bool) -> Iterator[Statement]:
+    def _return(self, node: Node, nested: bool) -> Iterator[ir.Statement]:
         values = named(node)
-        yield Return(self.expr(values[0]) if values else None, line_of(node))
+        yield ir.Return(self.expr(values[0]) if values else None, line_of(node))
 
-    def _throw(self, node: Node, nested: bool) -> Iterator[Statement]:
+    def _throw(self, node: Node, nested: bool) -> Iterator[ir.Statement]:
         values = named(node)
         if values:
-            yield Evaluate(self.expr(values[0]), line_of(node))
+            yield ir.Evaluate(self.expr(values[0]), line_of(node))
 
-    def _if(self, node: Node, nested: bool) -> Iterator[Statement]:
+    def _if(self, node: Node, nested: bool) -> Iterator[ir.Statement]:
         condition, consequence = node.field("condition"), node.field("consequence")
         if condition is not None:
             until = int(consequence.range().end.line) + 1 if consequence is not None else 0
-            yield Guard(self.expr(condition), line_of(node), _exits(consequence), until)
+            yield ir.Guard(self.expr(condition), line_of(node), _exits(consequence), until)
         if consequence is not None:
             yield from self._block(consequence)
         alternative = node.field("alternative")
         if alternative is not None:
             yield from self._block(alternative)
 
-    def _loop(self, node: Node, nested: bool) -> Iterator[Statement]:
+    def _loop(self, node: Node, nested: bool) -> Iterator[ir.Statement]:
         for part in ("initializer", "condition", "increment"):
             child = node.field(part)
             if child is None:
@@ -549,40 +526,40 @@ class JavaScriptReader:
         if body is not None:
             yield from self._block(body)
 
-    def _inner(self, node: Node, nested: bool) -> Iterator[Statement]:
+    def _inner(self, node: Node, nested: bool) -> Iterator[ir.Statement]:
         yield from self.statements(named(node), nested=nested)
 
-    def _catch(self, node: Node, nested: bool) -> Iterator[Statement]:
+    def _catch(self, node: Node, nested: bool) -> Iterator[ir.Statement]:
         body = node.field("body")
         if body is not None:
             yield from self._block(body)
 
-    def _switch(self, node: Node, nested: bool) -> Iterator[Statement]:
+    def _switch(self, node: Node, nested: bool) -> Iterator[ir.Statement]:
         value = node.field("value")
         if value is not None:
-            yield Evaluate(self.expr(value), line_of(node))
+            yield ir.Evaluate(self.expr(value), line_of(node))
         body = node.field("body")
         for case in named(body) if body is not None else []:
             statements = (c for c in named(case) if c.kind().endswith(("statement", "declaration")))
             yield from self.statements(statements, nested=True)
 
-    def _local_function(self, node: Node, nested: bool) -> Iterator[Statement]:
+    def _local_function(self, node: Node, nested: bool) -> Iterator[ir.Statement]:
         line = line_of(node)
         name = node.field("name")
         fn_name = name.text() if name is not None else "<function>"
-        yield Assign(Name(fn_name, line), Lambda(self.function(node, fn_name), line), line, nested)
+        yield ir.Assign(ir.Name(fn_name, line), ir.Lambda(self.function(node, fn_name), line), line, nested)
 
-    def _local_class(self, node: Node, nested: bool) -> Iterator[Statement]:
+    def _local_class(self, node: Node, nested: bool) -> Iterator[ir.Statement]:
         self._class(node)
         return iter(())
 
-    def _block(self, node: Node) -> Iterator[Statement]:
+    def _block(self, node: Node) -> Iterator[ir.Statement]:
         if node.kind() in ("statement_block", "else_clause", "finally_clause"):
             yield from self.statements(named(node), nested=True)
         else:
             yield from self._statement(node, True)
 
-    def _for_in(self, node: Node) -> Iterator[Statement]:
+    def _for_in(self, node: Node) -> Iterator[ir.Statement]:
         left, right = node.field("left"), node.field("right")
         line = line_of(node)
         keys_of = any(c.kind() == "in" for c in node.children())
@@ -592,28 +569,30 @@ class JavaScriptReader:
                 left = declarators[0].field("name") if declarators else left
             if left is not None and left.kind() in ("object_pattern", "array_pattern"):
                 names = tuple(self._pattern_names(left))
-                yield Unpack(names, Call(Name("<element>", line), (self.expr(right),), line), line, True)
+                yield ir.Unpack(names, ir.Call(ir.Name("<element>", line), (self.expr(right),), line), line, True)
             elif left is not None:
                 bound = left.text()
-                yield Loop(bound if keys_of else None, None if keys_of else bound, self.expr(right), line, keys_of)
+                yield ir.Loop(bound if keys_of else None, None if keys_of else bound, self.expr(right), line, keys_of)
         body = node.field("body")
         if body is not None:
             yield from self._block(body)
 
-    def _declarator(self, node: Node, nested: bool) -> Iterator[Statement]:
+    def _declarator(self, node: Node, nested: bool) -> Iterator[ir.Statement]:
         target, value = node.field("name"), node.field("value")
         line = line_of(node)
         if target is None or value is None:
             return
         if target.kind() == "identifier":
             if value.kind() in FUNCTION_KINDS:
-                yield Assign(Name(target.text(), line), Lambda(self.function(value, target.text()), line), line, nested)
+                yield ir.Assign(
+                    ir.Name(target.text(), line), ir.Lambda(self.function(value, target.text()), line), line, nested
+                )
                 return
-            yield Assign(Name(target.text(), line), self.expr(value), line, nested)
+            yield ir.Assign(ir.Name(target.text(), line), self.expr(value), line, nested)
         elif target.kind() in ("object_pattern", "array_pattern"):
-            yield Unpack(tuple(self._pattern_names(target)), self.expr(value), line, nested)
+            yield ir.Unpack(tuple(self._pattern_names(target)), self.expr(value), line, nested)
 
-    def _expression_statement(self, node: Node, nested: bool) -> Iterator[Statement]:
+    def _expression_statement(self, node: Node, nested: bool) -> Iterator[ir.Statement]:
         line = line_of(node)
         kind = node.kind()
         if kind == "assignment_expression":
@@ -623,43 +602,43 @@ class JavaScriptReader:
             if right.kind() == "assignment_expression":  # a = b = value
                 yield from self._expression_statement(right, nested)
                 inner = right.field("left")
-                value: Expr = self.expr(inner) if inner is not None else Other((), line)
+                value: ir.Expr = self.expr(inner) if inner is not None else ir.Other((), line)
             else:
                 value = self.expr(right)
             if left.kind() in ("object_pattern", "array_pattern"):
-                yield Unpack(tuple(self._pattern_names(left)), value, line, nested)
+                yield ir.Unpack(tuple(self._pattern_names(left)), value, line, nested)
             else:
-                yield Assign(self.expr(left), value, line, nested)
+                yield ir.Assign(self.expr(left), value, line, nested)
         elif kind == "augmented_assignment_expression":
             left, right = node.field("left"), node.field("right")
             if left is not None and right is not None:
-                yield Assign(self.expr(left), self.expr(right), line, nested, add=True)
+                yield ir.Assign(self.expr(left), self.expr(right), line, nested, add=True)
         elif kind == "sequence_expression":
             for part in named(node):
                 yield from self._expression_statement(part, nested)
         else:
-            yield Evaluate(self.expr(node), line)
+            yield ir.Evaluate(self.expr(node), line)
 
     # ------------------------------------------------------------- expressions
-    def expr(self, node: Node) -> Expr:
+    def expr(self, node: Node) -> ir.Expr:
         """One expression node as an :data:`Expr` (dispatched on its kind; anything else keeps its parts)."""
         kind = node.kind()
         line = line_of(node)
         if kind in LITERALS:
-            return Const(LITERALS[kind], string_text(node) if kind == "string" else node.text(), line)
+            return ir.Const(LITERALS[kind], string_text(node) if kind == "string" else node.text(), line)
         if kind in NAMES:
-            return Name(node.text(), line)
+            return ir.Name(node.text(), line)
         if kind in TRANSPARENT:
             parts = named(node)
-            return self.expr(parts[0]) if parts else Other((), line)
+            return self.expr(parts[0]) if parts else ir.Other((), line)
         if kind in FUNCTION_KINDS:
-            return Lambda(self.function(node, "<callback>"), line)
+            return ir.Lambda(self.function(node, "<callback>"), line)
         read = self._read.get(kind)
         if read is not None:
             return read(node, line)
-        return Other(tuple(self.expr(c) for c in named(node)), line)
+        return ir.Other(tuple(self.expr(c) for c in named(node)), line)
 
-    def _readers(self) -> dict[str, Callable[[Node, int], Expr]]:
+    def _readers(self) -> dict[str, Callable[[Node, int], ir.Expr]]:
         return {
             "member_expression": self._member,
             "subscript_expression": self._subscript,
@@ -671,7 +650,7 @@ class JavaScriptReader:
             "update_expression": self._unary,
             "ternary_expression": self._ternary,
             "object": self._object,
-            "array": lambda node, line: Arr(tuple(self.expr(c) for c in named(node)), line),
+            "array": lambda node, line: ir.Arr(tuple(self.expr(c) for c in named(node)), line),
             "jsx_element": self._jsx,
             "jsx_self_closing_element": self._jsx,
             "jsx_fragment": self._jsx,
@@ -679,79 +658,79 @@ class JavaScriptReader:
             "assignment_expression": self._assigned,
         }
 
-    def _member(self, node: Node, line: int) -> Expr:
+    def _member(self, node: Node, line: int) -> ir.Expr:
         obj, prop = node.field("object"), node.field("property")
         if obj is None or prop is None:
-            return Other((), line)
-        return Member(self.expr(obj), prop.text(), line)
+            return ir.Other((), line)
+        return ir.Member(self.expr(obj), prop.text(), line)
 
-    def _subscript(self, node: Node, line: int) -> Expr:
+    def _subscript(self, node: Node, line: int) -> ir.Expr:
         obj, index = node.field("object"), node.field("index")
         if obj is None or index is None:
-            return Other((), line)
+            return ir.Other((), line)
         if index.kind() == "string":
-            return Member(self.expr(obj), string_text(index), line)
-        return Index(self.expr(obj), self.expr(index), line)
+            return ir.Member(self.expr(obj), string_text(index), line)
+        return ir.Index(self.expr(obj), self.expr(index), line)
 
-    def _new(self, node: Node, line: int) -> Expr:
+    def _new(self, node: Node, line: int) -> ir.Expr:
         constructor, arguments = node.field("constructor"), node.field("arguments")
         args = tuple(self.expr(a) for a in named(arguments)) if arguments is not None else ()
-        return Call(self.expr(constructor) if constructor is not None else Other((), line), args, line, new=True)
+        return ir.Call(self.expr(constructor) if constructor is not None else ir.Other((), line), args, line, new=True)
 
-    def _unary(self, node: Node, line: int) -> Expr:
+    def _unary(self, node: Node, line: int) -> ir.Expr:
         operator = next((c.text() for c in node.children() if not c.is_named()), "")
-        return Other(tuple(self.expr(c) for c in named(node)), line, number=operator != "delete")
+        return ir.Other(tuple(self.expr(c) for c in named(node)), line, number=operator != "delete")
 
-    def _ternary(self, node: Node, line: int) -> Expr:
+    def _ternary(self, node: Node, line: int) -> ir.Expr:
         branches = (node.field("consequence"), node.field("alternative"))
-        return Other(tuple(self.expr(c) for c in branches if c is not None), line)
+        return ir.Other(tuple(self.expr(c) for c in branches if c is not None), line)
 
-    def _assigned(self, node: Node, line: int) -> Expr:
+    def _assigned(self, node: Node, line: int) -> ir.Expr:
         right = node.field("right")
-        return self.expr(right) if right is not None else Other((), line)
+        return self.expr(right) if right is not None else ir.Other((), line)
 
-    def _call(self, node: Node, line: int) -> Expr:
+    def _call(self, node: Node, line: int) -> ir.Expr:
         func, arguments = node.field("function"), node.field("arguments")
         if func is None:
-            return Other((), line)
+            return ir.Other((), line)
         if arguments is not None and arguments.kind() == "template_string":  # tagged template: sql`...`
             parts = tuple(self.expr(s) for s in named(arguments) if s.kind() == "template_substitution")
-            return Call(self.expr(func), tuple(p for part in parts for p in _flatten(part)), line)
+            return ir.Call(self.expr(func), tuple(p for part in parts for p in _flatten(part)), line)
         argument_nodes = named(arguments) if arguments is not None else []
         spread = bool(argument_nodes) and argument_nodes[-1].kind() == "spread_element"
-        return Call(self.expr(func), tuple(self.expr(a) for a in argument_nodes), line, spread=spread)
+        return ir.Call(self.expr(func), tuple(self.expr(a) for a in argument_nodes), line, spread=spread)
 
-    def _template(self, node: Node, line: int) -> Expr:
-        parts: list[Expr] = []
+    def _template(self, node: Node, line: int) -> ir.Expr:
+        parts: list[ir.Expr] = []
         for child in named(node):
             if child.kind() == "string_fragment" or child.kind() == "escape_sequence":
-                parts.append(Const("string", child.text(), line_of(child)))
+                parts.append(ir.Const("string", child.text(), line_of(child)))
             elif child.kind() == "template_substitution":
                 inner = named(child)
                 if inner:
                     parts.append(self.expr(inner[0]))
-        if all(isinstance(p, Const) for p in parts):
-            return Const("string", "".join(p.value for p in parts if isinstance(p, Const)), line)
-        return Concat(tuple(parts), line)
+        if all(isinstance(p, ir.Const) for p in parts):
+            return ir.Const("string", "".join(p.value for p in parts if isinstance(p, ir.Const)), line)
+        return ir.Concat(tuple(parts), line)
 
-    def _binary(self, node: Node, line: int) -> Expr:
+    def _binary(self, node: Node, line: int) -> ir.Expr:
         left, right = node.field("left"), node.field("right")
         operator = node.field("operator")
         op = operator.text() if operator is not None else ""
         parts = tuple(self.expr(c) for c in (left, right) if c is not None)
         if op == "+":
-            flat: list[Expr] = []
+            flat: list[ir.Expr] = []
             for part in parts:
-                flat.extend(part.parts if isinstance(part, Concat) else (part,))
-            if all(isinstance(p, Const) and p.kind == "number" for p in flat):
-                return Other(tuple(flat), line, number=True)
-            return Concat(tuple(flat), line)
+                flat.extend(part.parts if isinstance(part, ir.Concat) else (part,))
+            if all(isinstance(p, ir.Const) and p.kind == "number" for p in flat):
+                return ir.Other(tuple(flat), line, number=True)
+            return ir.Concat(tuple(flat), line)
         if op in COMPARISONS or op in NUMERIC_OPERATORS:
-            return Other(parts, line, number=True)
-        return Other(parts, line)  # && || ??: one of the parts
+            return ir.Other(parts, line, number=True)
+        return ir.Other(parts, line)  # && || ??: one of the parts
 
-    def _object(self, node: Node, line: int) -> Expr:
-        entries: list[tuple[str | None, Expr]] = []
+    def _object(self, node: Node, line: int) -> ir.Expr:
+        entries: list[tuple[str | None, ir.Expr]] = []
         for entry in named(node):
             kind = entry.kind()
             if kind == "pair":
@@ -761,34 +740,36 @@ class JavaScriptReader:
                 name = string_text(key) if key is not None and key.kind() != "computed_property_name" else None
                 entries.append((name, self.expr(value)))
             elif kind == "shorthand_property_identifier":
-                entries.append((entry.text(), Name(entry.text(), line_of(entry))))
+                entries.append((entry.text(), ir.Name(entry.text(), line_of(entry))))
             elif kind == "spread_element":
                 entries.append((None, self.expr(entry)))
             elif kind == "method_definition" and entry.field("name") is not None:
                 method = entry.field("name").text()
-                entries.append((method, Lambda(self.function(entry, method), line_of(entry))))
-        return Obj(tuple(entries), line)
+                entries.append((method, ir.Lambda(self.function(entry, method), line_of(entry))))
+        return ir.Obj(tuple(entries), line)
 
-    def _jsx(self, node: Node, line: int) -> Expr:
-        parts: list[Expr] = []
+    def _jsx(self, node: Node, line: int) -> ir.Expr:
+        parts: list[ir.Expr] = []
         for child in named(node):
             if child.kind() == "jsx_attribute":
                 attribute = named(child)
                 if len(attribute) == 2 and attribute[0].text() == "dangerouslySetInnerHTML":
                     value = self.expr(attribute[1])
                     html = (
-                        next((v for k, v in value.entries if k == "__html"), value) if isinstance(value, Obj) else value
+                        next((v for k, v in value.entries if k == "__html"), value)
+                        if isinstance(value, ir.Obj)
+                        else value
                     )
-                    parts.append(Call(Name("dangerouslySetInnerHTML", line_of(child)), (html,), line_of(child)))
+                    parts.append(ir.Call(ir.Name("dangerouslySetInnerHTML", line_of(child)), (html,), line_of(child)))
                 elif len(attribute) == 2:
                     parts.append(self.expr(attribute[1]))
             elif child.is_named() and child.kind() not in ("jsx_text", "identifier", "member_expression"):
                 parts.append(self.expr(child))
-        return Other(tuple(parts), line)
+        return ir.Other(tuple(parts), line)
 
 
-def _flatten(expr: Expr) -> tuple[Expr, ...]:
-    return expr.parts if isinstance(expr, Concat) else (expr,)
+def _flatten(expr: ir.Expr) -> tuple[ir.Expr, ...]:
+    return expr.parts if isinstance(expr, ir.Concat) else (expr,)
 
 
 def _exits(node: Node | None) -> bool:
@@ -802,7 +783,7 @@ def _exits(node: Node | None) -> bool:
     return False
 
 
-def read_module(text: str, path: str, language: str) -> Module:
+def read_module(text: str, path: str, language: str) -> ir.Module:
     """Parse ``text`` (javascript, typescript or tsx) into a :class:`Module`."""
     from ast_grep_py import SgRoot
 

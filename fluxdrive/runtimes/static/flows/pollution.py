@@ -25,29 +25,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from fluxdrive.runtimes.static.flows.ir import (
-    Arr,
-    Assign,
-    Call,
-    Concat,
-    Const,
-    Evaluate,
-    Expr,
-    Function,
-    Guard,
-    Index,
-    Lambda,
-    Loop,
-    Member,
-    Module,
-    Name,
-    Obj,
-    Other,
-    Return,
-    Statement,
-    Unpack,
-    root_name,
-)
+from fluxdrive.runtimes.static.flows import ir
+from fluxdrive.runtimes.static.flows.ir import root_name
 
 FORBIDDEN = frozenset({"__proto__", "constructor", "prototype"})
 REFUSING_HELPER = re.compile(r"(?i)proto|safe_?key|forbidden|polluti|dangerous_?key|isvalidkey|unsafe_?key")
@@ -88,7 +67,7 @@ class PollutionHit:
         )
 
 
-def statements(body: tuple[Statement, ...]) -> Iterator[Statement]:
+def statements(body: tuple[ir.Statement, ...]) -> Iterator[ir.Statement]:
     """Every statement of a function, callbacks written inside it included."""
     for statement in body:
         yield statement
@@ -97,56 +76,56 @@ def statements(body: tuple[Statement, ...]) -> Iterator[Statement]:
                 yield from statements(function.body)
 
 
-def _expressions(statement: Statement) -> Iterator[Expr]:
+def _expressions(statement: ir.Statement) -> Iterator[ir.Expr]:
     match statement:
-        case Assign(target=target, value=value):
+        case ir.Assign(target=target, value=value):
             yield target
             yield value
-        case Unpack(value=value) | Evaluate(expr=value) | Loop(source=value) | Guard(condition=value):
+        case ir.Unpack(value=value) | ir.Evaluate(expr=value) | ir.Loop(source=value) | ir.Guard(condition=value):
             yield value
-        case Return(value=value) if value is not None:
+        case ir.Return(value=value) if value is not None:
             yield value
 
 
-def _children(expr: Expr) -> tuple[Expr, ...]:
+def _children(expr: ir.Expr) -> tuple[ir.Expr, ...]:
     match expr:
-        case Member(obj=obj):
+        case ir.Member(obj=obj):
             return (obj,)
-        case Index(obj=obj, key=key):
+        case ir.Index(obj=obj, key=key):
             return (obj, key)
-        case Call(func=func, args=args):
+        case ir.Call(func=func, args=args):
             return (func, *args)
-        case Concat(parts=parts) | Other(parts=parts):
+        case ir.Concat(parts=parts) | ir.Other(parts=parts):
             return parts
-        case Obj(entries=entries):
+        case ir.Obj(entries=entries):
             return tuple(v for _, v in entries)
-        case Arr(items=items):
+        case ir.Arr(items=items):
             return items
     return ()
 
 
-def _walk(expr: Expr) -> Iterator[Expr]:
+def _walk(expr: ir.Expr) -> Iterator[ir.Expr]:
     yield expr
-    if not isinstance(expr, Lambda):
+    if not isinstance(expr, ir.Lambda):
         for child in _children(expr):
             yield from _walk(child)
 
 
-def _lambdas(expr: Expr) -> Iterator[Function]:
+def _lambdas(expr: ir.Expr) -> Iterator[ir.Function]:
     for node in _walk(expr):
-        if isinstance(node, Lambda):
+        if isinstance(node, ir.Lambda):
             yield node.function
 
 
-def _strings(function: Function) -> set[str]:
+def _strings(function: ir.Function) -> set[str]:
     found: set[str] = set()
     for statement in statements(function.body):
         for expr in _expressions(statement):
-            found.update(n.value for n in _walk(expr) if isinstance(n, Const) and n.kind == "string")
+            found.update(n.value for n in _walk(expr) if isinstance(n, ir.Const) and n.kind == "string")
     return found
 
 
-def _refuses(function: Function) -> bool:
+def _refuses(function: ir.Function) -> bool:
     """The function refuses ``__proto__`` and the ``constructor``/``prototype`` route, or calls a key checker.
 
     Refusing ``__proto__`` alone is the classic incomplete fix (minimist, CVE-2021-44906):
@@ -158,42 +137,42 @@ def _refuses(function: Function) -> bool:
     for statement in statements(function.body):
         for expr in _expressions(statement):
             for node in _walk(expr):
-                if isinstance(node, Call):
-                    name = node.func.name if isinstance(node.func, Member) else getattr(node.func, "id", "")
+                if isinstance(node, ir.Call):
+                    name = node.func.name if isinstance(node.func, ir.Member) else getattr(node.func, "id", "")
                     if REFUSING_HELPER.search(name):
                         return True
     return False
 
 
-def _is_key_list(expr: Expr) -> bool:
+def _is_key_list(expr: ir.Expr) -> bool:
     """``Object.keys(src)``, ``path.split(".")``, ``Object.entries(src)``, a project's ``splitPath(p)``."""
-    if not isinstance(expr, Call):
+    if not isinstance(expr, ir.Call):
         return False
     func = expr.func
-    name = func.name if isinstance(func, Member) else (func.id if isinstance(func, Name) else "")
+    name = func.name if isinstance(func, ir.Member) else (func.id if isinstance(func, ir.Name) else "")
     return name in KEY_LISTS or any(word in name.lower() for word in KEY_LIST_WORDS)
 
 
 class KeyWalk:
     """The names that hold keys taken from the input, and the lists they come from."""
 
-    def __init__(self, function: Function) -> None:
+    def __init__(self, function: ir.Function) -> None:
         self.keys: set[str] = set()
         self.lists: set[str] = {p.name for p in function.params if p.name in KEY_LIST_PARAMS}  # setKey(obj, keys, v)
         for statement in statements(function.body):
             self._learn(statement)
 
-    def _learn(self, statement: Statement) -> None:
+    def _learn(self, statement: ir.Statement) -> None:
         match statement:
-            case Loop(key=key, item=item, source=source, keys_of=keys_of):
+            case ir.Loop(key=key, item=item, source=source, keys_of=keys_of):
                 if keys_of and key:
                     self.keys.add(key)
-                if item and (_is_key_list(source) or (isinstance(source, Name) and source.id in self.lists)):
+                if item and (_is_key_list(source) or (isinstance(source, ir.Name) and source.id in self.lists)):
                     self.keys.add(item)
-            case Unpack(names=names, value=Call(func=Name(id="<element>"), args=(source,))):
-                if names and (_is_key_list(source) or (isinstance(source, Name) and source.id in self.lists)):
+            case ir.Unpack(names=names, value=ir.Call(func=ir.Name(id="<element>"), args=(source,))):
+                if names and (_is_key_list(source) or (isinstance(source, ir.Name) and source.id in self.lists)):
                     self.keys.add(names[0][0])
-            case Assign(target=Name(id=name), value=value):
+            case ir.Assign(target=ir.Name(id=name), value=value):
                 if self.is_list(value):
                     self.lists.add(name)
                 elif self.is_key(value):
@@ -202,31 +181,31 @@ class KeyWalk:
             for node in _walk(expr):
                 self._callback(node)
 
-    def _callback(self, node: Expr) -> None:
+    def _callback(self, node: ir.Expr) -> None:
         """``Object.keys(src).forEach((key) => ...)``: the callback's parameter is a key."""
-        if not (isinstance(node, Call) and isinstance(node.func, Member) and node.func.name in CALLBACKS):
+        if not (isinstance(node, ir.Call) and isinstance(node.func, ir.Member) and node.func.name in CALLBACKS):
             return
         receiver = node.func.obj
-        if not (_is_key_list(receiver) or (isinstance(receiver, Name) and receiver.id in self.lists)):
+        if not (_is_key_list(receiver) or (isinstance(receiver, ir.Name) and receiver.id in self.lists)):
             return
         position = CALLBACKS[node.func.name]
         for arg in node.args:
-            if isinstance(arg, Lambda) and len(arg.function.params) > position:
+            if isinstance(arg, ir.Lambda) and len(arg.function.params) > position:
                 self.keys.add(arg.function.params[position].name)
 
-    def is_list(self, expr: Expr) -> bool:
+    def is_list(self, expr: ir.Expr) -> bool:
         """A list of keys: ``split(path)``, a list seen before, or either side of ``a ? path : split(path)``."""
-        if _is_key_list(expr) or (isinstance(expr, Name) and expr.id in self.lists):
+        if _is_key_list(expr) or (isinstance(expr, ir.Name) and expr.id in self.lists):
             return True
-        return isinstance(expr, Other) and not expr.number and any(self.is_list(part) for part in expr.parts)
+        return isinstance(expr, ir.Other) and not expr.number and any(self.is_list(part) for part in expr.parts)
 
-    def is_key(self, expr: Expr) -> bool:
-        if isinstance(expr, Name):
+    def is_key(self, expr: ir.Expr) -> bool:
+        if isinstance(expr, ir.Name):
             return expr.id in self.keys
-        return isinstance(expr, Index) and isinstance(expr.obj, Name) and expr.obj.id in self.lists
+        return isinstance(expr, ir.Index) and isinstance(expr.obj, ir.Name) and expr.obj.id in self.lists
 
 
-def _fresh_objects(function: Function) -> set[str]:
+def _fresh_objects(function: ir.Function) -> set[str]:
     """Names that only ever hold an object made here (``{...a, ...b}``, ``{}``, ``Object.create(null)``).
 
     Writing ``fresh["__proto__"]`` changes that new object's prototype, never a shared one (zod's
@@ -234,61 +213,61 @@ def _fresh_objects(function: Function) -> set[str]:
     """
     made: dict[str, bool] = {}
     for statement in statements(function.body):
-        if isinstance(statement, Assign) and isinstance(statement.target, Name):
+        if isinstance(statement, ir.Assign) and isinstance(statement.target, ir.Name):
             value = statement.value
-            new = isinstance(value, Obj | Arr) or (
-                isinstance(value, Call) and isinstance(value.func, Member) and value.func.name == "create"
+            new = isinstance(value, ir.Obj | ir.Arr) or (
+                isinstance(value, ir.Call) and isinstance(value.func, ir.Member) and value.func.name == "create"
             )
             made[statement.target.id] = made.get(statement.target.id, True) and new
     return {name for name, only_new in made.items() if only_new}
 
 
-def _target_name(expr: Expr) -> str:
-    if isinstance(expr, Name):
+def _target_name(expr: ir.Expr) -> str:
+    if isinstance(expr, ir.Name):
         return expr.id
-    if isinstance(expr, Member):
+    if isinstance(expr, ir.Member):
         return f"{_target_name(expr.obj)}.{expr.name}"
     return "obj"
 
 
-def _recurses_with_key(node: Expr, name: str, walk: KeyWalk) -> bool:
+def _recurses_with_key(node: ir.Expr, name: str, walk: KeyWalk) -> bool:
     """``merge(target[key], source[key])``: the function calls itself on what a key selects."""
-    if not isinstance(node, Call):
+    if not isinstance(node, ir.Call):
         return False
     func = node.func
-    called = func.id if isinstance(func, Name) else (func.name if isinstance(func, Member) else "")
+    called = func.id if isinstance(func, ir.Name) else (func.name if isinstance(func, ir.Member) else "")
     if called != name:
         return False
-    return any(isinstance(arg, Index) and walk.is_key(arg.key) for arg in node.args)
+    return any(isinstance(arg, ir.Index) and walk.is_key(arg.key) for arg in node.args)
 
 
-def check_function(module: Module, function: Function) -> PollutionHit | None:
+def check_function(module: ir.Module, function: ir.Function) -> PollutionHit | None:
     """A hit when ``function`` writes through input keys, goes deeper with them, and refuses none."""
     walk = KeyWalk(function)
     if not walk.keys and not walk.lists:
         return None
-    writes: list[Assign] = []
+    writes: list[ir.Assign] = []
     deeper = False
     fresh = _fresh_objects(function)
     for statement in statements(function.body):
         for expr in _expressions(statement):
             deeper = deeper or any(_recurses_with_key(node, function.name, walk) for node in _walk(expr))
-        if not isinstance(statement, Assign):
+        if not isinstance(statement, ir.Assign):
             continue
         target, value = statement.target, statement.value
-        if isinstance(target, Index) and walk.is_key(target.key) and root_name(target.obj) not in fresh:
+        if isinstance(target, ir.Index) and walk.is_key(target.key) and root_name(target.obj) not in fresh:
             writes.append(statement)
-        if isinstance(target, Name) and isinstance(value, Index) and walk.is_key(value.key):
-            deeper = deeper or (isinstance(value.obj, Name) and value.obj.id == target.id)  # obj = obj[key]
+        if isinstance(target, ir.Name) and isinstance(value, ir.Index) and walk.is_key(value.key):
+            deeper = deeper or (isinstance(value.obj, ir.Name) and value.obj.id == target.id)  # obj = obj[key]
     if not writes or not deeper or _refuses(function):
         return None
     first = writes[0]
-    target_expr = first.target.obj if isinstance(first.target, Index) else first.target
+    target_expr = first.target.obj if isinstance(first.target, ir.Index) else first.target
     severity = "P1" if function.exported else "P2"
     return PollutionHit(module.path, first.line, function.qualified, _target_name(target_expr), severity)
 
 
-def find(module: Module) -> list[PollutionHit]:
+def find(module: ir.Module) -> list[PollutionHit]:
     """Every polluting function of a JavaScript/TypeScript file."""
     if module.language == "go":
         return []

@@ -31,7 +31,7 @@ import difflib
 import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, TypedDict, Unpack
 
 from fluxdrive import extensions
 from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
@@ -110,42 +110,46 @@ _REGISTRY: dict[str, CheckSpec] = {}
 Decorator = Callable[[Callable[..., Iterable[CheckHit]]], Callable[..., Iterable[CheckHit]]]
 
 
+class _Required(TypedDict):
+    tag: str
+    severity: CheckSeverity
+    summary: str
+    match: Iterable[str]
+    no_match: Iterable[str]
+
+
+class Declaration(_Required, total=False):
+    """What every check declares besides its name: the keyword arguments both decorators take.
+
+    (``NotRequired`` is not seen under postponed annotations on Python 3.11, hence the base class.)
+    """
+
+    options: Mapping[str, Option] | None
+
+
 def _register(
-    kind: Literal["python", "document"],
-    name: str,
-    tag: str,
-    severity: CheckSeverity,
-    summary: str,
-    match: Iterable[str],
-    no_match: Iterable[str],
-    nodes: tuple[type[ast.AST], ...] = (),
-    options: Mapping[str, Option] | None = None,
+    kind: Literal["python", "document"], name: str, nodes: tuple[type[ast.AST], ...], declared: Declaration
 ) -> Decorator:
-    examples = (tuple(match), tuple(no_match))
+    unknown = sorted(set(declared) - Declaration.__required_keys__ - Declaration.__optional_keys__)
+    missing = sorted(Declaration.__required_keys__ - set(declared))
+    if unknown or missing:  # a plugin's typo is refused as a call with a wrong keyword would be
+        raise TypeError(f"check {name!r}: unknown arguments {unknown}, missing arguments {missing}")
+    examples = (tuple(declared["match"]), tuple(declared["no_match"]))
     if not examples[0] or not examples[1]:
         raise ValueError(f"check {name!r} needs match and no_match examples")
+    tag, severity, summary = declared["tag"], declared["severity"], declared["summary"]
 
     def decorate(function: Callable[..., Iterable[CheckHit]]) -> Callable[..., Iterable[CheckHit]]:
         if name in _REGISTRY:
             raise ValueError(f"check {name!r} registered twice")
-        declared = dict(options or {})
-        _REGISTRY[name] = CheckSpec(name, kind, tag, severity, summary, function, *examples, nodes, declared)
+        options = dict(declared.get("options") or {})
+        _REGISTRY[name] = CheckSpec(name, kind, tag, severity, summary, function, *examples, nodes, options)
         return function
 
     return decorate
 
 
-def python_check(
-    name: str,
-    *,
-    tag: str,
-    severity: CheckSeverity,
-    summary: str,
-    match: Iterable[str],
-    no_match: Iterable[str],
-    nodes: tuple[type[ast.AST], ...] = (),
-    options: Mapping[str, Option] | None = None,
-) -> Decorator:
+def python_check(name: str, *, nodes: tuple[type[ast.AST], ...] = (), **declared: Unpack[Declaration]) -> Decorator:
     """Register a check over one parsed Python module, with its examples.
 
     ``match`` snippets must produce at least one hit and ``no_match`` none;
@@ -154,21 +158,12 @@ def python_check(
     (name -> default), the check takes configuration (bandit's ``@takes_config``):
     it is called with ``options=`` the defaults overlaid by ``[static.checks.<name>]``.
     """
-    return _register("python", name, tag, severity, summary, match, no_match, nodes, options)
+    return _register("python", name, nodes, declared)
 
 
-def document_check(
-    name: str,
-    *,
-    tag: str,
-    severity: CheckSeverity,
-    summary: str,
-    match: Iterable[str],
-    no_match: Iterable[str],
-    options: Mapping[str, Option] | None = None,
-) -> Decorator:
+def document_check(name: str, **declared: Unpack[Declaration]) -> Decorator:
     """Register a check over one markdown document, with its examples (``options``: as for :func:`python_check`)."""
-    return _register("document", name, tag, severity, summary, match, no_match, (), options)
+    return _register("document", name, (), declared)
 
 
 def registered_checks() -> dict[str, CheckSpec]:
