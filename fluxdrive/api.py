@@ -82,14 +82,19 @@ def run(
     the config's ``dispatch.backend``) picks the backend unless one is given."""
     talk = interaction or Interaction()
     expand_mode(settings, talk.ask)  # a script that cannot choose how to expand fails before anything runs
-    plan = plan_review(target, settings, ask=talk.ask)
-    backend = backend or connect_backend(plan.config, cluster)  # an unreachable cluster fails before dispatch
+    connected: list[Backend | None] = [backend]
+
+    def connect(config: Config) -> None:  # an unreachable cluster fails before the run's directory is claimed
+        if backend is None:
+            connected[0] = connect_backend(config, cluster)
+
+    plan = plan_review(target, settings, ask=talk.ask, before_writing=connect)
     approved = approve(plan, ask=talk.ask, say=talk.say)
     if approved is None:
         if talk.progress is not None:
             talk.progress.close()
         return reject(plan)
-    return execute(approved, backend, talk)
+    return execute(approved, connected[0], talk)
 
 
 def synthesize_run(output_dir: Path) -> tuple[Synthesis, list[Path], Config]:

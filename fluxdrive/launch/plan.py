@@ -93,13 +93,20 @@ class ReviewPlan:
 
 
 def plan_review(
-    target: TargetArg, settings: ReviewSettings | None = None, *, ask: Ask | None = None, check_runtimes: bool = True
+    target: TargetArg,
+    settings: ReviewSettings | None = None,
+    *,
+    ask: Ask | None = None,
+    check_runtimes: bool = True,
+    before_writing: Callable[[Config], None] | None = None,
 ) -> ReviewPlan:
     """Decide the review of ``target`` (a path; several paths, reviewed together; ``-`` with
     ``settings.stdin_text``; or None with a diff). ``ask`` answers the budget question on a terminal.
 
     ``check_runtimes`` (a review): a missing key, CLI or model fails before anything is written; showing a
-    plan (``fluxdrive triage``, the MCP tool) prices it without needing them."""
+    plan (``fluxdrive triage``, the MCP tool) prices it without needing them. ``before_writing`` is the
+    front door's own check once the config is known and before the run's directory is claimed (connecting
+    to a cluster: an unreachable one leaves nothing behind)."""
     began = time.monotonic()
     settings = _since_last(settings or ReviewSettings(), target)
     with known_secrets() as secrets:
@@ -120,6 +127,8 @@ def plan_review(
         runtimes = runtime_pool(settings)
         if check_runtimes:
             runtimes.preflight(config, Path(resolved.root))  # the common case fails before anything is written
+        if before_writing is not None:
+            before_writing(config)
         if settings.llm_triage:
             from fluxdrive.runtimes.registry import require_llm_extra
 

@@ -21,9 +21,9 @@ from pathlib import PurePosixPath
 
 from fluxdrive.config.model import LayerRule
 from fluxdrive.core.graphs import strongly_connected
-from fluxdrive.runtimes.static.analyzers.base import Analyzer, AnalyzerContext, AnalyzerOutput, ImportRef
+from fluxdrive.runtimes.static.analyzers.base import Analyzer, AnalyzerContext, AnalyzerOutput, ImportRef, hit_at
 from fluxdrive.runtimes.static.analyzers.complexity import over
-from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
+from fluxdrive.runtimes.static.hits import Claim, Hit
 from fluxdrive.runtimes.static.source import Source
 
 JS_LANGUAGES = {"javascript", "typescript", "tsx"}
@@ -179,17 +179,17 @@ ADVICE = {
 
 def _hit(graph: Graph, path: str, line: int, check: str, severity: str, title: str, advice: str = "") -> Hit:
     why, fix = ADVICE[advice or check]
-    source = graph.sources[path]
-    return Hit(
+    source = graph.sources[path]  # a whole file (never a code block): reported at its own path and line
+    return hit_at(
+        source,
+        line,
+        source.text.splitlines(),
         rule=f"fluxdrive:{check}",
         claim=Claim("fluxdrive", check),
         severity=severity,
-        path=path,
-        line=line,
         title=title,
         why=why,
         fix=fix,
-        evidence=evidence_for(source.text.splitlines(), line),
         category=check,
     )
 

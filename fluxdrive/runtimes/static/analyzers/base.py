@@ -20,7 +20,7 @@ from pathlib import Path
 
 from fluxdrive.config.model import StaticConfig
 from fluxdrive.runtimes.static.checks.engine.pyparse import parse_python
-from fluxdrive.runtimes.static.hits import Hit, SecretMask
+from fluxdrive.runtimes.static.hits import Claim, Hit, SecretMask, evidence_for
 from fluxdrive.runtimes.static.source import LoadedSources, Source
 
 
@@ -193,3 +193,40 @@ def where(context: AnalyzerContext, source: Source, line: int) -> str:
         return ""
     function = context.function_at(source, line)
     return f"in {function}()" if function else "at module level"
+
+
+def hit_at(
+    source: Source,
+    line: int,
+    lines: list[str],
+    *,
+    rule: str,
+    claim: Claim,
+    severity: str,
+    title: str,
+    why: str,
+    fix: str,
+    category: str,
+    evidence_level: str = "",
+) -> Hit:
+    """A hit at an analyzer's ``line`` of ``source``, with that line of ``lines`` as evidence.
+
+    Every analyzer reports the same way: where the source says the line is (a
+    code block's line in its document, and the file its heading named as
+    ``also``), so the mapping lives here once.
+    """
+    path, reported, also = source.location(line)
+    return Hit(
+        rule=rule,
+        claim=claim,
+        severity=severity,
+        path=path,
+        line=reported,
+        title=title,
+        why=why,
+        fix=fix,
+        evidence=evidence_for(lines, line),
+        also=also,
+        category=category,
+        evidence_level=evidence_level,
+    )

@@ -17,10 +17,10 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from fluxdrive.config.model import StaticConfig
-from fluxdrive.runtimes.static.analyzers.base import Analyzer, AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.analyzers.base import Analyzer, AnalyzerContext, AnalyzerOutput, hit_at
 from fluxdrive.runtimes.static.analyzers.python_metrics import python_functions
 from fluxdrive.runtimes.static.bounds import LIZARD_MAX_NESTING, over_bound
-from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
+from fluxdrive.runtimes.static.hits import Claim, Hit
 from fluxdrive.runtimes.static.source import Source
 
 # Extensions lizard understands (it picks the reader from the file name).
@@ -82,22 +82,20 @@ def _measures(function: Any, settings: StaticConfig) -> list[tuple[str, str, str
 
 def _function_hits(context: AnalyzerContext, function: Any, source: Source, lines: list[str]) -> list[Hit]:
     start = int(function.start_line)
-    path, line, also = source.location(start)
     hits = []
     for kind, severity, title in _measures(function, context.settings):
         why, fix = ADVICE[kind]
         hits.append(
-            Hit(
+            hit_at(
+                source,
+                start,
+                lines,
                 rule=f"lizard:{kind}",
                 claim=Claim("lizard", kind),
                 severity=severity,
-                path=path,
-                line=line,
                 title=title,
                 why=why,
                 fix=fix,
-                evidence=evidence_for(lines, start),
-                also=also,
                 category=f"function-{kind}",
             )
         )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import time
 
-from fluxdrive.runtimes.static.analyzers.base import Analyzer, AnalyzerContext, AnalyzerOutput
+from fluxdrive.runtimes.static.analyzers.base import Analyzer, AnalyzerContext, AnalyzerOutput, hit_at
 from fluxdrive.runtimes.static.bounds import over_bound
-from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
+from fluxdrive.runtimes.static.hits import Claim, Hit
 from fluxdrive.runtimes.static.rules import RuleError, load_rules, scan_text
 
 
@@ -38,20 +38,18 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
             notes.append(f"pattern rules skipped {source.name}: {type(exc).__name__}")
             continue
         for match in matches:
-            path, line, also = source.location(match.line)
             spec = match.rule
             hits.append(
-                Hit(
+                hit_at(
+                    source,
+                    match.line,
+                    lines,
                     rule=spec.rule_id,
                     claim=Claim("rules", spec.owner_tag),
                     severity=spec.severity,
-                    path=path,
-                    line=line,
                     title=match.title,
                     why=spec.why,
                     fix=spec.fix,
-                    evidence=evidence_for(lines, match.line),
-                    also=also,
                     category=spec.id.split("-", 1)[1] if "-" in spec.id else spec.id,
                 )
             )

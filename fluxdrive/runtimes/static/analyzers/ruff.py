@@ -31,9 +31,9 @@ from typing import Any
 
 import yaml
 
-from fluxdrive.runtimes.static.analyzers.base import Analyzer, AnalyzerContext, AnalyzerOutput, where
+from fluxdrive.runtimes.static.analyzers.base import Analyzer, AnalyzerContext, AnalyzerOutput, hit_at, where
 from fluxdrive.runtimes.static.analyzers.complexity import over
-from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
+from fluxdrive.runtimes.static.hits import Claim, Hit
 from fluxdrive.runtimes.static.source import Source
 
 TIMEOUT_S = 300
@@ -96,20 +96,18 @@ def _hit(context: AnalyzerContext, source: Source, item: dict[str, Any]) -> Hit:
     line = int(item["location"]["row"])
     message = " ".join(str(item.get("message", "")).split()).rstrip(".")
     severity, why = severity_for(code, message)
-    path, reported, also = source.location(line)
     place = where(context, source, line)
     fix = (item.get("fix") or {}).get("message") or f"See {item.get('url') or 'the ruff documentation'}."
-    return Hit(
+    return hit_at(
+        source,
+        line,
+        source.text.splitlines(),
         rule=f"ruff:{code}",
         claim=Claim("ruff", code),
         severity=severity,
-        path=path,
-        line=reported,
         title=f"{message} {place}".strip() + f" [{code}]",
         why=why,
         fix=str(fix),
-        evidence=evidence_for(source.text.splitlines(), line),
-        also=also,
         category=str(item.get("name") or code.lower()),
     )
 

@@ -18,8 +18,8 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from fluxdrive.core.masking import DETECT_SECRETS_LOCK
-from fluxdrive.runtimes.static.analyzers.base import Analyzer, AnalyzerContext, AnalyzerOutput
-from fluxdrive.runtimes.static.hits import Claim, Hit, evidence_for
+from fluxdrive.runtimes.static.analyzers.base import Analyzer, AnalyzerContext, AnalyzerOutput, hit_at
+from fluxdrive.runtimes.static.hits import Claim, Hit
 from fluxdrive.runtimes.static.placement import place_of
 from fluxdrive.runtimes.static.source import Source
 
@@ -92,7 +92,6 @@ def _prose_lines(context: AnalyzerContext, source: Source) -> set[int]:
 def _hit(source: Source, line: int, secrets: list[Any], lines: list[str], in_prose: bool) -> Hit:
     specific = [s for s in secrets if s.type not in ENTROPY_TYPES] or secrets
     kind = sorted({str(s.type) for s in specific})[0]
-    path, reported, also = source.location(line)
     in_test = any(hint in source.path.lower() for hint in TEST_HINTS) or place_of(source.path) != "code"
     # A docstring's `https://user:pass@host` or `{'password': 'bar'}` is an example; a key with
     # a provider's own format (AKIA..., ghp_..., a PEM block) is real wherever it is pasted.
@@ -112,20 +111,19 @@ def _hit(source: Source, line: int, secrets: list[Any], lines: list[str], in_pro
         else " (a random-looking value no name calls a secret)"
     )
     where = " (test/example file)" if in_test else example_where if example else ""
-    return Hit(
+    return hit_at(
+        source,
+        line,
+        lines,
         rule=f"detect-secrets:{kind.lower().replace(' ', '-')}",
         claim=Claim("secrets", "secrets"),
         severity="P2" if in_test or example else "P0",
-        path=path,
-        line=reported,
-        title=f"Hard-coded {kind} in {path}{where}",
+        title=f"Hard-coded {kind} in {source.path}{where}",
         why=(
             "A credential committed to the repository is readable by everyone with access to it, "
             "forever (history keeps it), and cannot be rotated without a code change."
         ),
         fix="Remove it, rotate the credential, and load it from the environment or a secrets manager.",
-        evidence=evidence_for(lines, line),
-        also=also,
         category="hardcoded-secret",
     )
 

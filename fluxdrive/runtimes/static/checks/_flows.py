@@ -9,6 +9,9 @@ Two questions, two flows per function (memoized on the module, shared by every c
   outside, parameters included? Checks that match syntax first (an f-string
   reaching ``execute``) use it to drop what dead branches and constant dict
   entries make harmless.
+
+:func:`sink_hit` is how a check reports what it judged: at the sink, with the
+origin's proof as the hit's evidence level.
 """
 
 from __future__ import annotations
@@ -18,12 +21,13 @@ import ast
 from fluxdrive.runtimes.static.checks._common import resolve_value
 from fluxdrive.runtimes.static.checks._scope import scope_of
 from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
+from fluxdrive.runtimes.static.checks.engine.registry import CheckHit
 from fluxdrive.runtimes.static.checks.engine.summaries import resolver_of
 from fluxdrive.runtimes.static.checks.engine.syntax import is_constant
 from fluxdrive.runtimes.static.checks.engine.taint import Flow, Opaque
 from fluxdrive.runtimes.static.provenance import Origin
 
-__all__ = ["Origin", "judge", "judge_text", "proven_clean", "statement_of", "tainted_at"]
+__all__ = ["Origin", "judge", "judge_text", "origin_note", "proven_clean", "sink_hit", "statement_of", "tainted_at"]
 
 
 def statement_of(module: PyModule, node: ast.AST) -> ast.AST:
@@ -126,3 +130,31 @@ def judge_text(module: PyModule, node: ast.Call, text: ast.expr) -> Origin | Non
     if is_constant(resolve_value(text, module.enclosing_function(node), module.constants)):
         return None
     return judge(module, node, text)
+
+
+def sink_hit(
+    module: PyModule, node: ast.Call, origin: Origin, severity: str, *, title: str, why: str, fix: str
+) -> CheckHit:
+    """A value of a judged ``origin`` reaches the sink ``node``: one hit, said the same way by every such check.
+
+    ``title`` gets where the sink is (``in get_user()``) appended; the evidence
+    level is the origin's proof (outside, a parameter, unknown).
+    """
+    return CheckHit(
+        line=node.lineno,
+        title=f"{title} {module.where(node)}",
+        why=why,
+        fix=fix,
+        severity=severity,  # type: ignore[arg-type]
+        evidence=origin.proof,
+    )
+
+
+def origin_note(origin: Origin, unseen: str) -> str:
+    """The sentence after a finding's why that says what to check: every caller when a parameter
+    carries the value, ``unseen`` (the check's own words) when where it comes from is not visible."""
+    if origin.kind == "unknown":
+        return unseen
+    if origin.kind == "parameter":
+        return " Any caller that passes user-controlled text gets that."
+    return ""

@@ -400,6 +400,7 @@ def _leak_hits(module: PyModule, function: Function, imports: dict[str, str]) ->
     tag="correctness",
     severity="P1",
     summary="A file/socket/connection/process is opened into a local and never closed or handed on",
+    tests=False,
     match=[
         example("""
             def append_line(path, line):
@@ -458,8 +459,6 @@ def _leak_hits(module: PyModule, function: Function, imports: dict[str, str]) ->
     ],
 )
 def resource_leak(module: PyModule) -> Iterator[CheckHit]:
-    if module.is_test_module():
-        return
     imports = module.imports
     for function in module.function_defs:
         yield from _leak_hits(module, function, imports)

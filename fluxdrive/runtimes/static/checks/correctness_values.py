@@ -153,6 +153,7 @@ def _unchecked_uses(module: PyModule, function: Function) -> Iterator[tuple[ast.
     tag="correctness",
     severity="P2",
     summary="A value that can be None (fetchone, dict.get, re.match, .first()) is used unchecked; P1 for a missing row",
+    tests=False,
     match=[
         example("""
             def get_balance(cursor, account_id):
@@ -208,8 +209,6 @@ def _unchecked_uses(module: PyModule, function: Function) -> Iterator[tuple[ast.
     ],
 )
 def unchecked_none(module: PyModule) -> Iterator[CheckHit]:
-    if module.is_test_module():
-        return
     for function in module.function_defs:
         for use, label, when in _unchecked_uses(module, function):
             yield CheckHit(

@@ -279,6 +279,7 @@ def _global_random_calls(module: PyModule) -> list[tuple[ast.Call, str]]:
     tag="game-design",
     severity="P2",
     summary="Gameplay/simulation code draws from the unseeded global random generator",
+    tests=False,
     match=[
         example_lines(
             "import random",
@@ -324,7 +325,7 @@ def _global_random_calls(module: PyModule) -> list[tuple[ast.Call, str]]:
     ],
 )
 def unseeded_random(module: PyModule) -> Iterator[CheckHit]:
-    if "random" not in module.text or module.is_test_module():
+    if "random" not in module.text:
         return
     calls = _global_random_calls(module)
     if not calls or _seeded(module):

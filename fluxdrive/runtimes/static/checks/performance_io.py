@@ -120,6 +120,7 @@ def _route_hits(module: PyModule) -> Iterator[tuple[ast.Call, str]]:
     tag="performance",
     severity="P2",
     summary="A SELECT without LIMIT or key lookup, or a list endpoint returning unpaginated .all()",
+    tests=False,
     match=[
         example_lines(
             "def all_events(cursor):",
@@ -163,8 +164,6 @@ def _route_hits(module: PyModule) -> Iterator[tuple[ast.Call, str]]:
     ],
 )
 def unbounded_query(module: PyModule) -> Iterator[CheckHit]:
-    if module.is_test_module():
-        return
     lines: set[int] = set()
     for node, what in _sql_hits(module):
         lines.add(node.lineno)
@@ -370,6 +369,7 @@ def _wait_without_timeout(node: ast.Call, module: PyModule) -> tuple[str, str] |
     tag="performance",
     severity="P2",
     summary="HTTP call, join, queue get, future result, event wait or lock acquire with no timeout",
+    tests=False,
     match=[
         example_lines(
             "import requests",
@@ -417,8 +417,6 @@ def _wait_without_timeout(node: ast.Call, module: PyModule) -> tuple[str, str] |
     nodes=(ast.Call,),
 )
 def wait_without_timeout(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
-    if module.is_test_module():
-        return
     http = _http_without_timeout(node)
     if http is not None:
         yield CheckHit(

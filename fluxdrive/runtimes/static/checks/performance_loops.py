@@ -113,6 +113,7 @@ def _builds_tasks(node: ast.Call, module: PyModule, function: Function | None) -
     tag="performance",
     severity="P2",
     summary="A database query or HTTP request inside a loop (N+1 round trips)",
+    tests=False,
     match=[
         example_lines(
             "def load_orders(cursor, orders):",
@@ -163,8 +164,6 @@ def _builds_tasks(node: ast.Call, module: PyModule, function: Function | None) -
     nodes=(ast.Call,),
 )
 def query_in_loop(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
-    if module.is_test_module():
-        return
     seen: set[tuple[int, str]] = module.memo("query-in-loop seen", set)
     loop = module.in_loop(node)
     function = module.enclosing_function(node)

@@ -134,6 +134,7 @@ def _command_hits(module: PyModule, imports: dict[str, str]) -> Iterator[tuple[a
     tag="user-product",
     severity="P3",
     summary="CLI options, arguments, subcommands or commands that --help cannot describe",
+    tests=False,
     match=[
         example_lines(
             "import argparse",
@@ -193,7 +194,7 @@ def _command_hits(module: PyModule, imports: dict[str, str]) -> Iterator[tuple[a
 )
 def cli_help_text(module: PyModule) -> Iterator[CheckHit]:
     markers = ("add_argument", "add_parser", "click", "typer", "cli")
-    if module.is_test_module() or not any(m in module.text for m in markers):
+    if not any(m in module.text for m in markers):
         return
     imports = _imported_from(module)
     for node, what in _option_hits(module, imports):

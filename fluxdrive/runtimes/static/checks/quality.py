@@ -65,6 +65,7 @@ def _public_definitions(module: PyModule) -> Iterator[tuple[Definition, str]]:
     tag="quality",
     severity="P3",
     summary="Public module-level function, class or method (over 3 statements) without a docstring",
+    tests=False,
     match=[
         example_lines(
             "def load_config(path):",
@@ -113,7 +114,7 @@ def _public_definitions(module: PyModule) -> Iterator[tuple[Definition, str]]:
     ],
 )
 def missing_docstring(module: PyModule) -> Iterator[CheckHit]:
-    if module.is_test_module() or module.path.rsplit("/", 1)[-1].startswith("_"):
+    if module.path.rsplit("/", 1)[-1].startswith("_"):
         return
     for node, what in _public_definitions(module):
         if not _undocumented(node):
@@ -209,6 +210,7 @@ def _skip_literal(expr: ast.expr, value: float, module: PyModule) -> bool:
     tag="quality",
     severity="P3",
     summary="Unexplained numeric literal in a comparison, arithmetic or call inside a function",
+    tests=False,
     match=[
         example_lines(
             "def can_rent(driver):",
@@ -244,8 +246,6 @@ def _skip_literal(expr: ast.expr, value: float, module: PyModule) -> bool:
     ],
 )
 def magic_number(module: PyModule) -> Iterator[CheckHit]:
-    if module.is_test_module():
-        return
     owned_by_game = {id(expr) for expr, *_ in tuning_literals(module)}
     reported: set[tuple[int, float]] = set()
     for node in module.of_type(ast.Constant):

@@ -568,6 +568,7 @@ def _command_method(module: PyModule, function: Function) -> bool:
     tag="security",
     severity="P1",
     summary="A value from outside is passed to an external program where it can start with '-' and become an option",
+    tests=False,  # a test's arguments are the test's own
     match=[
         example("""
             import subprocess
@@ -637,8 +638,6 @@ def _command_method(module: PyModule, function: Function) -> bool:
     nodes=(ast.Call,),
 )
 def argument_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
-    if module.is_test_module():  # a test's arguments are the test's own
-        return
     found = _command(module, node)
     if found is None or not found[1]:
         return

@@ -24,7 +24,7 @@ from fluxdrive.runtimes.static.checks._common import (
     snippet,
     walk_function,
 )
-from fluxdrive.runtimes.static.checks._flows import Origin, judge, tainted_at
+from fluxdrive.runtimes.static.checks._flows import Origin, judge, origin_note, sink_hit, tainted_at
 from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
 from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, CheckSeverity, python_check
 from fluxdrive.runtimes.static.checks.engine.syntax import (
@@ -152,19 +152,20 @@ def sql_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     if severity is None:
         return
     how = _how(query) if is_dynamic_string(query) else "text"
-    yield CheckHit(
-        line=node.lineno,
-        title=f"SQL built with {how} {origin.evidence} reaches {name}() {module.where(node)}".replace("  ", " "),
+    yield sink_hit(
+        module,
+        node,
+        origin,
+        severity,
+        title=f"SQL built with {how} {origin.evidence} reaches {name}()".replace("  ", " "),
         why=(
             "Values are pasted into the SQL text, so a crafted value can change the query: "
-            "read or delete other rows, or run other statements." + _unknown_note(origin)
+            "read or delete other rows, or run other statements." + origin_note(origin, _UNSEEN)
         ),
         fix=(
             'Pass values as parameters (cursor.execute("... WHERE id = %s", (user_id,))) '
             "or use the ORM's query builder; never format SQL."
         ),
-        severity=severity,  # type: ignore[arg-type]
-        evidence=origin.proof,
     )
 
 
@@ -186,13 +187,8 @@ def _is_sql(query: ast.AST, sink: str) -> bool:
     return sink in {"execute", "executemany"} and bool(_STATEMENT.search(words))
 
 
-def _unknown_note(origin: Origin) -> str:
-    """The sentence that tells a reader what to check when the value's origin is not known."""
-    if origin.kind == "unknown":
-        return " Where this value comes from is not visible here; if any of it can come from a user, it is exploitable."
-    if origin.kind == "parameter":
-        return " Any caller that passes user-controlled text gets that."
-    return ""
+# What to check when the value's origin is not visible here (see :func:`origin_note`).
+_UNSEEN = " Where this value comes from is not visible here; if any of it can come from a user, it is exploitable."
 
 
 # --------------------------------------------------------------------------
@@ -386,19 +382,20 @@ def command_injection(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     call = label.replace("…", snippet(command, 30), 1)
     built_from = origin.label if origin.kind != "unknown" else ""
     where = f"built from {built_from}" if built_from else f"from `{snippet(command)}`"
-    yield CheckHit(
-        line=node.lineno,
-        title=f"Command {where} runs through a shell: {call} {module.where(node)}",
+    yield sink_hit(
+        module,
+        node,
+        origin,
+        severity,
+        title=f"Command {where} runs through a shell: {call}",
         why=(
             "The shell parses the whole string, so a value containing `;`, `&&`, `$(...)` "
-            "or backticks runs extra commands with this process's rights." + _unknown_note(origin)
+            "or backticks runs extra commands with this process's rights." + origin_note(origin, _UNSEEN)
         ),
         fix=(
             'Pass an argument list without a shell (subprocess.run(["ssh", host, ...])); '
             "if a shell is unavoidable, wrap every runtime value in shlex.quote()."
         ),
-        severity=severity,  # type: ignore[arg-type]
-        evidence=origin.proof,
     )
 
 
@@ -509,19 +506,21 @@ def eval_exec(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
     if severity is None:
         return
     shown = origin.label if origin.kind in {"outside", "command line"} else ""
-    yield CheckHit(
-        line=node.lineno,
-        title=f"{name_tail(name)}() runs code from `{snippet(code)}`{f' ({shown})' if shown else ''} {module.where(node)}",
+    yield sink_hit(
+        module,
+        node,
+        origin,
+        severity,
+        title=f"{name_tail(name)}() runs code from `{snippet(code)}`{f' ({shown})' if shown else ''}",
         why=(
             "Whatever text reaches this call runs as Python with the process's permissions; "
-            "an emptied __builtins__ does not sandbox it (object.__subclasses__() leads to os)." + _unknown_note(origin)
+            "an emptied __builtins__ does not sandbox it (object.__subclasses__() leads to os)."
+            + origin_note(origin, _UNSEEN)
         ),
         fix=(
             "Parse data instead of running it: ast.literal_eval for literals, json.loads for "
             "data, a dict of allowed operations for dispatch."
         ),
-        severity=severity,  # type: ignore[arg-type]
-        evidence=origin.proof,
     )
 
 
@@ -663,12 +662,15 @@ def unsafe_deserialization(module: PyModule, node: ast.Call) -> Iterator[CheckHi
     severity = "P2" if local else origin.severity(outside=kind[0], parameter="P1")
     if severity is None:
         return
-    yield CheckHit(
-        line=node.lineno,
+    yield sink_hit(
+        module,
+        node,
+        origin,
+        severity,
         title=(
             f"{call_name(node)}() deserializes `{snippet(data)}`"
             f"{' without SafeLoader' if yaml else ''}"
-            f"{f' ({origin.label})' if origin.kind == 'outside' else ''} {module.where(node)}"
+            f"{f' ({origin.label})' if origin.kind == 'outside' else ''}"
         ),
         why=(
             "Non-safe YAML loaders build arbitrary Python objects from tags such as "
@@ -677,15 +679,15 @@ def unsafe_deserialization(module: PyModule, node: ast.Call) -> Iterator[CheckHi
             else "These formats rebuild objects by calling whatever the data names "
             "(__reduce__), so anyone who can supply or alter the bytes runs code here."
         )
-        + (" The path is fixed: this matters if others can write that file." if local else _unknown_note(origin)),
+        + (
+            " The path is fixed: this matters if others can write that file." if local else origin_note(origin, _UNSEEN)
+        ),
         fix=(
             "Use yaml.safe_load() (or Loader=yaml.SafeLoader)."
             if yaml
             else "Use a data-only format (json, msgpack); if pickle is unavoidable, sign the "
             "bytes with hmac and verify the signature before loading."
         ),
-        severity=severity,  # type: ignore[arg-type]
-        evidence=origin.proof,
     )
 
 

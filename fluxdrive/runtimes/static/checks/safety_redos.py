@@ -24,7 +24,7 @@ from fluxdrive.runtimes.static.checks._common import (
     resolve_value,
     snippet,
 )
-from fluxdrive.runtimes.static.checks._flows import Origin, judge
+from fluxdrive.runtimes.static.checks._flows import Origin, judge, origin_note, sink_hit
 from fluxdrive.runtimes.static.checks.engine.pymodule import PyModule
 from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, python_check
 from fluxdrive.runtimes.static.checks.engine.syntax import call_name, is_constant, keyword
@@ -163,6 +163,7 @@ def _severity(ambiguity: Ambiguity, origin: Origin) -> str | None:
     tag="security",
     severity="P2",
     summary="A regex with nested or overlapping repeats (catastrophic backtracking) is applied to non-constant text",
+    tests=False,  # a test's regex sees the test's own strings
     match=[
         example(r"""
             import re
@@ -241,8 +242,6 @@ def _severity(ambiguity: Ambiguity, origin: Origin) -> str | None:
     nodes=(ast.Call,),
 )
 def redos(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
-    if module.is_test_module():  # a test's regex sees the test's own strings
-        return
     applied = _application(module, node)
     if applied is None:
         return
@@ -260,29 +259,23 @@ def redos(module: PyModule, node: ast.Call) -> Iterator[CheckHit]:
         return
     how = "exponentially" if ambiguity.kind == "exponential" else "polynomially"
     reach = _reach(origin, text)
-    yield CheckHit(
-        line=node.lineno,
-        title=(
-            f"Regex `{clip(ambiguity.fragment, 40)}` backtracks {how} on {reach} "
-            f"in {call_name(node)}() {module.where(node)}"
-        ),
+    yield sink_hit(
+        module,
+        node,
+        origin,
+        severity,
+        title=f"Regex `{clip(ambiguity.fragment, 40)}` backtracks {how} on {reach} in {call_name(node)}()",
         why=(
             f"{ambiguity.why[:1].upper()}{ambiguity.why[1:]}. Text from {reach} reaches it, "
-            "so one crafted string can keep a worker busy for minutes (ReDoS)." + _origin_note(origin)
+            "so one crafted string can keep a worker busy for minutes (ReDoS)." + origin_note(origin, _UNSEEN)
         ),
         fix=(
             "Make each character matchable one way only (a mandatory separator: `\\w+(?:\\s\\w+)*`), "
             "use atomic groups or possessive repeats (`(?>...)`, `\\w++`, Python 3.11+), bound the repeats "
             "and the input's length, or match untrusted text with `re2`."
         ),
-        severity=severity,  # type: ignore[arg-type]
-        evidence=origin.proof,
     )
 
 
-def _origin_note(origin: Origin) -> str:
-    if origin.kind == "unknown":
-        return " Where the text comes from is not visible here; if a user can supply it, it is exploitable."
-    if origin.kind == "parameter":
-        return " Any caller that passes user-controlled text gets that."
-    return ""
+# What to check when the text's origin is not visible here (see :func:`origin_note`).
+_UNSEEN = " Where the text comes from is not visible here; if a user can supply it, it is exploitable."

@@ -242,6 +242,7 @@ def _debug_assignment(node: ast.Assign, module: PyModule) -> str | None:
     tag="security",
     severity="P1",
     summary="Framework debug mode on in code (app.run(debug=True), DEBUG = True in settings)",
+    tests=False,
     match=[
         example("""
             from flask import Flask
@@ -280,8 +281,6 @@ def _debug_assignment(node: ast.Assign, module: PyModule) -> str | None:
     nodes=(ast.Call, ast.Assign),
 )
 def debug_enabled(module: PyModule, node: ast.Call | ast.Assign) -> Iterator[CheckHit]:
-    if module.is_test_module():
-        return
     switch = None
     if isinstance(node, ast.Call):
         switch = _debug_call(node)

@@ -151,10 +151,7 @@ class _Scanner:
                 self.pos += 2
                 continue
             if char == "{":
-                self.pos += 1
-                field, spans_lines = self._field(inner_enclosing)
-                multiline = multiline or spans_lines
-                parts.append("{" + field + "}")
+                multiline = self._braced_field(parts, inner_enclosing) or multiline
                 continue
             if char == "\n" and len(quote) == 1:
                 raise UnsupportedSyntaxError("newline in a single-quoted f-string")
@@ -163,6 +160,16 @@ class _Scanner:
         body = "".join(parts)
         chosen = _quote_for(quote, enclosing, body, triple=multiline or len(quote) == 3)
         return prefix + chosen + body + chosen
+
+    def _braced_field(self, out: list[str], enclosing: tuple[str, ...]) -> bool:
+        """Read the replacement field that opens at ``{`` into ``out``, braces kept; True when it spans lines.
+
+        An f-string's text and a format spec nest fields the same way, so both read them here.
+        """
+        self.pos += 1
+        field, spans_lines = self._field(enclosing)
+        out.append("{" + field + "}")
+        return spans_lines
 
     def _field(self, enclosing: tuple[str, ...]) -> tuple[str, bool]:
         """A replacement field's expression, conversion and format spec, up to its ``}``."""
@@ -214,10 +221,7 @@ class _Scanner:
         while self.pos < len(text):
             char = text[self.pos]
             if char == "{":
-                self.pos += 1
-                field, lines = self._field(enclosing)
-                spans_lines = spans_lines or lines
-                out.append("{" + field + "}")
+                spans_lines = self._braced_field(out, enclosing) or spans_lines
                 continue
             if char == "}":
                 self.pos += 1

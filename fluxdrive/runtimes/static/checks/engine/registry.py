@@ -17,7 +17,8 @@ Check modules are found through the ``fluxdrive.checks`` entry-point group
 fails to import is one note in the run (:func:`load_notes`). A check may
 declare ``options`` (bandit's ``@takes_config``); ``[static.checks.<name>]``
 in the config sets them or turns the check off (:func:`config_errors` says
-what in that table does not fit).
+what in that table does not fit). A check that has nothing to say about test
+files declares ``tests=False`` and the runner does not call it on them.
 
 Checks see one file at a time, must never raise (a failing check is reported
 as a note, and the others still run), and should prefer silence to noise:
@@ -77,6 +78,7 @@ class CheckSpec:
     no_match: tuple[str, ...]
     nodes: tuple[type[ast.AST], ...] = ()
     options: Mapping[str, Option] = field(default_factory=dict, hash=False)  # declared: the check takes config
+    tests: bool = True  # declared False: the check does not run on test modules (their own fixtures, their own data)
 
     def run(self, subject: object) -> Iterator[CheckHit]:
         """Every hit on one module or document (a node check visits the nodes it declared)."""
@@ -125,6 +127,7 @@ class Declaration(_Required, total=False):
     """
 
     options: Mapping[str, Option] | None
+    tests: bool
 
 
 def _register(
@@ -143,7 +146,8 @@ def _register(
         if name in _REGISTRY:
             raise ValueError(f"check {name!r} registered twice")
         options = dict(declared.get("options") or {})
-        _REGISTRY[name] = CheckSpec(name, kind, tag, severity, summary, function, *examples, nodes, options)
+        tests = declared.get("tests", True)
+        _REGISTRY[name] = CheckSpec(name, kind, tag, severity, summary, function, *examples, nodes, options, tests)
         return function
 
     return decorate
@@ -157,6 +161,7 @@ def python_check(name: str, *, nodes: tuple[type[ast.AST], ...] = (), **declared
     per node of those types as ``function(module, node)``. With ``options``
     (name -> default), the check takes configuration (bandit's ``@takes_config``):
     it is called with ``options=`` the defaults overlaid by ``[static.checks.<name>]``.
+    With ``tests=False`` it is not called on test modules (:meth:`~.pymodule.PyModule.is_test_module`).
     """
     return _register("python", name, nodes, declared)
 

@@ -102,6 +102,8 @@ def run_python_checks(
             )
             return []
     module = PyModule(path, text, tree, project=project)
+    if module.is_test_module():
+        specs = [spec for spec in specs if spec.tests]
     whole = [spec for spec in specs if not spec.nodes]
     whole_hits = _run(whole, module, notes, path, deadline)
     return whole_hits + _dispatch([s for s in specs if s.nodes], module, notes, deadline)
