@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fluxdrive.core.atomic import atomic_write_text
 from fluxdrive.core.confine import confine
-from fluxdrive.core.paths import require_directory
+from fluxdrive.core.paths import read_regular, require_directory
+from fluxdrive.errors import FluxdriveError
+
+# The first line of the .gitignore fluxdrive keeps beside its caches; a .gitignore without it is the user's.
+IGNORE_HEADER = "# fluxdrive's caches: this clone's state, never committed (this file ignores itself)\n"
 
 
 def find_project_root(start: Path) -> Path:
@@ -39,6 +44,29 @@ def project_file(root: Path, relative: str | Path, what: str) -> Path:
     directory on the way, such as ``.fluxdrive`` - would take the write outside the project."""
     path = Path(root) / relative
     confine(path, Path(root), what)
+    return path
+
+
+def cache_file(root: Path, relative: str | Path, what: str) -> Path:
+    """:func:`project_file` for a cache (the domain cache): listed in a ``.gitignore`` beside it, so a
+    review never leaves ``?? .fluxdrive/`` in ``git status`` while the files people commit there (config,
+    baseline, agents) stay visible. The ``.gitignore`` is fluxdrive's own and ignores itself; one the user
+    wrote is left as it is."""
+    path = project_file(root, relative, what)
+    ignore = project_file(root, Path(relative).parent / ".gitignore", "the caches' .gitignore")
+    try:
+        current = (
+            read_regular(ignore, "the caches' .gitignore", limit=64 * 1024).decode("utf-8") if ignore.exists() else None
+        )
+    except (OSError, UnicodeDecodeError, FluxdriveError):  # unreadable: leave it, the cache still works
+        return path
+    if current is not None and not current.startswith(IGNORE_HEADER):
+        return path  # the user's own: never rewritten
+    listed = {line for line in (current or "").splitlines()[1:] if line}
+    wanted = listed | {".gitignore", path.name}
+    if wanted != listed:
+        ignore.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(ignore, IGNORE_HEADER + "".join(f"{name}\n" for name in sorted(wanted)))
     return path
 
 

@@ -73,7 +73,7 @@ from fluxdrive.config.model import DomainsConfig
 from fluxdrive.core.atomic import atomic_write_text
 from fluxdrive.core.clock import parse_timestamp, utc_timestamp
 from fluxdrive.core.confine import OutsideRootError, read_confined
-from fluxdrive.core.project import project_file
+from fluxdrive.core.project import cache_file
 from fluxdrive.core.structured import load_json, load_yaml
 from fluxdrive.core.walk import SKIPPED_DIRS
 from fluxdrive.errors import FluxdriveError
@@ -941,7 +941,7 @@ def write_cache(root: Path, detection: Detection, *, override: bool = False) -> 
             {"profile": d.profile, "confidence": d.confidence, "primary": d.primary} for d in detection.detected
         ],
     }
-    path = project_file(root, CACHE_FILE, "the domain cache")
+    path = cache_file(root, CACHE_FILE, "the domain cache")
     atomic_write_text(
         path,
         "# fluxdrive domain detection cache; set override: true to pin these domains\n"
