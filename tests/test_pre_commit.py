@@ -103,3 +103,21 @@ def test_the_hooks_file_is_valid_for_pre_commit(tmp_path: Path) -> None:
         [str(PRE_COMMIT), "validate-manifest", str(REPO / ".pre-commit-hooks.yaml")], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_documented_configuration_names_a_revision_that_has_the_hooks() -> None:
+    """README's ``rev:`` must resolve in this repository to a commit whose hooks file declares the documented
+    hook ids: a tag that was never made failed every user with ``pathspec 'v0.1.0' did not match``."""
+    readme = (REPO / "README.md").read_text()
+    block = readme.split("# .pre-commit-config.yaml\n", 1)[1].split("```", 1)[0]
+    config = yaml.safe_load(block)
+    (entry,) = config["repos"]
+    rev = str(entry["rev"])
+    shown = subprocess.run(
+        ["git", "show", f"{rev}:.pre-commit-hooks.yaml"], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    assert shown.returncode == 0, f"README's rev {rev!r} does not resolve here: {shown.stderr.strip()}"
+    declared = {hook["id"] for hook in yaml.safe_load(shown.stdout)}
+    documented = {"fluxdrive-staged", "fluxdrive"}
+    assert {hook["id"] for hook in entry["hooks"]} <= declared
+    assert documented <= declared
