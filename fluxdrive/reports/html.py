@@ -45,7 +45,11 @@ MAX_PLACES = 6
 
 
 def project_root(result: Synthesis) -> Path | None:
-    """Where excerpts may be read: the output directory's project root (run.json may only narrow it)."""
+    """Where excerpts may be read: the reviewed project when the review itself synthesized (its output
+    directory may lie elsewhere: ``--output-dir``, ``fleet --output-root``), else the output directory's
+    project root (run.json read from disk may only narrow it)."""
+    if result.project_root is not None and result.project_root.is_dir():
+        return result.project_root.resolve()
     try:
         root = find_project_root(result.output_dir)
     except OSError:

@@ -63,6 +63,9 @@ class Synthesis:
     files_reviewed: int | None = None
     interrupted: bool = False
     manifest: RunManifest | None = field(default=None, repr=False)  # the run record it was built from, if any
+    # The reviewed project, as the review that synthesized in memory knows it (None when read back from disk,
+    # where run.json may only narrow the output directory's own project: a foreign run must not widen it).
+    project_root: Path | None = field(default=None, repr=False)
 
     @property
     def verdict(self) -> str:
@@ -336,6 +339,12 @@ def synthesize(
         return _synthesize(Path(output_dir), config or Config(), now, manifest)
 
 
+def _reviewed_root(given: RunManifest | None) -> Path | None:
+    """The project a review in progress says it reviewed (its own record, never one read from disk)."""
+    claimed = given.input.project_root if given is not None and given.input is not None else ""
+    return Path(claimed) if claimed else None
+
+
 def _read_manifest(output_dir: Path, root: Path, notes: list[str]) -> RunManifest | None:
     """run.json, or None with a note when it cannot be trusted."""
     try:
@@ -418,4 +427,5 @@ def _synthesize(output_dir: Path, config: Config, now: datetime | None, given: R
         files_reviewed=manifest.files.reviewed if manifest and "files" in manifest.model_fields_set else None,
         interrupted=manifest.interrupted if manifest else False,
         manifest=manifest,
+        project_root=_reviewed_root(given),
     )
