@@ -28,3 +28,16 @@ def test_excerpts_do_not_depend_on_where_the_output_directory_is(tmp_path: Path)
     again = run_fluxdrive("synthesize", tmp_path / "elsewhere", cwd=tmp_path)
     assert again.code in (0, 1), again.err
     assert _excerpts(tmp_path / "elsewhere") == 0
+
+
+def test_file_names_wrap_at_slashes_and_a_file_every_reviewer_skipped_is_said_once(tmp_path: Path) -> None:
+    """Issue 30, item 13: the heat map broke names mid-word; a PNG listed all seven agents on its row."""
+    root = committed_copy(FIXTURE, tmp_path / "shop")
+    (root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
+    out = tmp_path / "out"
+    done = run_fluxdrive("review", ".", "--yes", "-q", "--output-dir", out, cwd=root)
+    assert done.code in (0, 1), done.err
+    page = (out / "summary.html").read_text()
+    assert "<code>shop/<wbr>routes.py</code>" in page
+    row = next(item.split("</li>")[0] for item in page.split("<li>") if item.startswith("<code>logo.png</code>"))
+    assert "skipped by every reviewer (" in row and "fd-safety" not in row

@@ -78,12 +78,14 @@ class Page(HTMLParser):
         self.text: list[str] = []
         self._open: list[int] = []
         self.inner: dict[int, str] = {}
+        self._glue = False  # after <wbr>: a place a line may break, not a space
         self.feed(source)
         self.close()
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.elements.append((tag, dict(attrs)))
-        if tag not in ("meta", "input", "br", "link", "img", "hr"):
+        self._glue = tag == "wbr"
+        if tag not in ("meta", "input", "br", "link", "img", "hr", "wbr"):
             self._open.append(len(self.elements) - 1)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -97,8 +99,9 @@ class Page(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         self.text.append(data)
+        between, self._glue = ("" if self._glue else " "), False
         for index in self._open:
-            self.inner[index] = self.inner.get(index, "") + " " + data
+            self.inner[index] = self.inner.get(index, "") + between + data
 
     def find(self, tag: str | None = None, **wanted: str) -> list[int]:
         """Indexes of the elements with this tag whose attributes hold these values (class: one of its words)."""

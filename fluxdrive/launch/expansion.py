@@ -175,7 +175,10 @@ def choose(decision: Decision, mode: Mode) -> list[str]:
 
 
 def render_decision(decision: Decision) -> str:
-    """The candidates table and the recommendation, for the log and the prompt."""
+    """The candidates table and the recommendation, for the log and the prompt (with no candidate, the
+    recommendation alone: a table header with nothing under it says nothing)."""
+    if not decision.candidates:
+        return f"Expansion decision: {decision.message}"
     lines = ["Expansion decision: Stage 2 reviewers and how strongly Stage 1 points at each (points):"]
     for c in decision.candidates:
         tag = " (not needed: Stage 1 covered it)" if c.dropped else "" if c.planned else " (extra, not planned)"

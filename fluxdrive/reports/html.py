@@ -135,16 +135,24 @@ def _callouts(result: Synthesis) -> str:
     if notes:
         out.append(f'<div class="callout"><b>Notes</b><ul>{"".join(f"<li>{text(n)}</li>" for n in notes)}</ul></div>')
     if result.skipped_files:
+        everyone = set(result.agents_launched)
         items = "".join(
-            f"<li><code>{text(s.path)}</code>: {text(s.reason)}"
-            + (f" — skipped by {text(', '.join(s.agents))}" if s.agents else " — left out before dispatch")
-            + "</li>"
+            f"<li><code>{text(s.path)}</code>: {text(s.reason)}" + _skipped_by(s.agents, everyone) + "</li>"
             for s in result.skipped_files
         )
         out.append(
             f'<div class="callout"><b>Not reviewed ({len(result.skipped_files)} file(s))</b><ul>{items}</ul></div>'
         )
     return "".join(out)
+
+
+def _skipped_by(agents: list[str], everyone: set[str]) -> str:
+    """Who skipped a file, said once: every reviewer (a PNG nobody reads) is not seven names on every row."""
+    if not agents:
+        return " — left out before dispatch"
+    if len(agents) > 1 and set(agents) >= everyone:
+        return f" — skipped by every reviewer ({len(agents)})"
+    return f" — skipped by {text(', '.join(agents))}"
 
 
 def _verdict(result: Synthesis) -> str:

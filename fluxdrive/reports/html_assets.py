@@ -68,7 +68,7 @@ td.num.zero { color: #c3c8d1; }
 .dot.malformed, .dot.partial { background: var(--p2); } .dot.error, .dot.missing, .dot.failed { background: var(--p0); }
 .nowrap { white-space: nowrap; }
 .small { font-size: 12px; color: var(--muted); }
-.heat td.file { overflow-wrap: anywhere; }
+.heat td.file { overflow-wrap: normal; word-break: normal; }
 .bar { display: flex; height: 14px; border-radius: 4px; overflow: hidden; background: var(--page); min-width: 40px; }
 .bar i { display: block; height: 100%; background: var(--sc); }
 .chart svg { width: 100%; height: auto; display: block; font-family: inherit; }

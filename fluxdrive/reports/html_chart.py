@@ -63,7 +63,7 @@ def heat_map(findings: Sequence[Finding]) -> str:
             if counts[s]
         )
         cells = "".join(f'<td class="num{"" if counts[s] else " zero"}">{counts[s]}</td>' for s in SEVERITIES)
-        name = f"<code>{text(file)}</code>" if file else '<span class="small">(no location)</span>'
+        name = f"<code>{_path_breaks(file)}</code>" if file else '<span class="small">(no location)</span>'
         rows.append(
             f'<tr><td class="file">{name}</td>{cells}<td class="num"><b>{total}</b></td>'
             f'<td style="width:26%"><div class="bar">{bar}</div></td></tr>'
@@ -206,3 +206,8 @@ def timeline_svg(entries: Sequence[PeerFinding], findings: Sequence[Finding]) ->
         )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _path_breaks(path: str) -> str:
+    """A file name that wraps only after its ``/`` (escaped; ``<wbr>`` marks the places), never mid-word."""
+    return "/<wbr>".join(text(part) for part in path.split("/"))

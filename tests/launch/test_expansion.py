@@ -125,3 +125,9 @@ def test_dropout_skips(
     result = assess_dropout(candidates, ["fd-safety"], findings, roster, {}, config, tokens_for=lambda n: 1)
     assert result.skipped == why and result.dropped == []
     assert render_dropout(result) == f"Dropout: skipped ({why})"
+
+
+def test_with_no_candidate_the_decision_is_one_line_that_says_something() -> None:
+    """Issue 30, item 11: a table header with nothing under it was printed on every run."""
+    stop = Decision("stop", (), (), "No Stage 2 candidates: the review ends after Stage 1.")
+    assert render_decision(stop) == "Expansion decision: No Stage 2 candidates: the review ends after Stage 1."
