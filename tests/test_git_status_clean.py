@@ -43,3 +43,14 @@ def test_a_gitignore_the_user_wrote_there_is_never_rewritten(tmp_path: Path) -> 
     assert done.code == 0, done.err
     assert (root / ".fluxdrive" / ".gitignore").read_text() == mine
     assert "?? .fluxdrive/domains.yaml" in _status(root), "the user's ignore file decides, not fluxdrive"
+
+
+def test_fleet_run_takes_yes_like_every_review_command(tmp_path: Path) -> None:
+    """Issue 30, item 11: ``fleet run --yes`` was refused (exit 2) while every other review command takes it."""
+    root = committed_copy(FIXTURE, tmp_path / "shop")
+    (tmp_path / "repos.txt").write_text(f"{root}\n")
+    done = run_fluxdrive(
+        "fleet", "run", "repos.txt", "--yes", "--max-parallel", "1", "--output-root", tmp_path / "runs", cwd=tmp_path
+    )
+    assert done.code in (0, 1), done.err
+    assert "fleet: shop:" in done.err and _status(root) == [], "reviewed, and the repository left clean"

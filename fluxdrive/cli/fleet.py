@@ -68,6 +68,10 @@ def run_command(
     job_cpus: Annotated[
         float, typer.Option("--job-cpus", metavar="N", help="CPUs each review declares on the cluster.")
     ] = 1.0,
+    yes: Annotated[
+        bool,
+        typer.Option("--yes", "-y", help="Accepted like every review command's; a fleet always approves its plans."),
+    ] = False,
 ) -> None:
     """Review every repository of REPOS.txt; exit 3 if one could not be reviewed, 1 if one fails the gate."""
     from fluxdrive.config import parse_assignments
