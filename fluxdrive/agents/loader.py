@@ -33,6 +33,7 @@ from fluxdrive.core.structured import TooDeepError, load_yaml
 from fluxdrive.errors import AgentDefinitionError, InputError, UsageError
 
 PROJECT_AGENTS_DIR = Path(".fluxdrive") / "agents"
+UNPRIVILEGED_SECTION = "static"  # the one runtime section an untrusted project's agent keeps
 MAX_DEFINITION_BYTES = 4 * 1024 * 1024  # a prompt, not a disk image
 SHARED_DIR = "_shared"
 
@@ -244,11 +245,24 @@ def _project_definitions(root: Path, revision: str | None) -> list[tuple[Path, b
 
 
 def _untrusted(agent: AgentDefinition) -> tuple[AgentDefinition, list[str]]:
-    """``agent`` without the fields an untrusted project may not set, and a note for each one it had."""
+    """``agent`` without the fields an untrusted project may not set, and a note for each one it had.
+
+    Of the runtime sections only the static runtime's stays (which offline analyzers back the agent: what is
+    reported, not what runs): a section for any other runtime would configure how that runtime runs.
+    """
     dropped = {name: reason for name, reason in PRIVILEGED_AGENT_FIELDS.items() if getattr(agent, name)}
     notes = [
         f"ignored {name}: {getattr(agent, name)!r} of project agent {agent.name} ({agent.source}): it {reason} "
         f"({TRUST_HINT})"
         for name, reason in dropped.items()
     ]
-    return (agent.model_copy(update=dict.fromkeys(dropped)) if dropped else agent), notes
+    update: dict[str, object] = dict.fromkeys(dropped)
+    others = sorted(set(agent.runtimes) - {UNPRIVILEGED_SECTION})
+    if others:
+        update["runtimes"] = {k: v for k, v in agent.runtimes.items() if k == UNPRIVILEGED_SECTION}
+        notes += [
+            f"ignored the {name} runtime section of project agent {agent.name} ({agent.source}): it configures "
+            f"how a runtime runs ({TRUST_HINT})"
+            for name in others
+        ]
+    return (agent.model_copy(update=update) if update else agent), notes

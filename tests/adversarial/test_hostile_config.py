@@ -25,6 +25,8 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from fluxdrive.agents import builtin_agents
+from fluxdrive.agents.loader import _untrusted
 from fluxdrive.config import load_config
 from tests.conftest import CliResult, run_fluxdrive
 
@@ -406,3 +408,17 @@ def test_a_signed_commit_cannot_make_git_log_run_the_repository_s_gpg_program(tm
     assert not (tmp_path / "PWNED").exists()
     subprocess.run(["git", "log", "-1"], cwd=project, capture_output=True, check=False)
     assert (tmp_path / "PWNED").exists()  # git itself would have run it
+
+
+def test_a_project_agent_keeps_only_the_static_runtime_section() -> None:
+    """A runtime section configures how that runtime runs: from an untrusted project only ``static:`` (which
+    analyzers back the agent) is kept; any other is dropped with a note naming it."""
+
+    base = Path(__file__).resolve().parents[2] / "fluxdrive" / "data" / "agents" / "fd-safety.md"
+
+    agent = builtin_agents()["fd-safety"].model_copy(
+        update={"runtimes": {"static": {"ruff": ["S"]}, "cli-agent": {"command": "tools/claude"}}, "source": base}
+    )
+    kept, notes = _untrusted(agent)
+    assert kept.runtimes == {"static": {"ruff": ["S"]}}
+    assert len(notes) == 1 and "ignored the cli-agent runtime section of project agent fd-safety" in notes[0]
