@@ -172,6 +172,22 @@ def flag_layer(assignments: Mapping[str, Any]) -> dict[str, Any]:
     return data
 
 
+def with_flags(config: Config, flags: Mapping[str, Any]) -> Config:
+    """An already loaded ``config`` (a library caller's) with dotted ``flags`` on top, validated the way
+    :func:`load_config` validates its flag layer (one ConfigError naming the key)."""
+    if not flags:
+        return config
+    merged = config.model_dump()
+    _merge(merged, flag_layer(flags), {}, lambda _k: "")
+    try:
+        return Config.model_validate(merged)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = ".".join(str(p) for p in error["loc"])
+        problem, hint = _problem(error)
+        raise ConfigError(source=f"flag {key}", key=key or None, problem=problem, hint=hint) from None
+
+
 def _merge(
     base: dict[str, Any],
     layer: Mapping[str, Any],

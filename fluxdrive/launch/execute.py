@@ -32,10 +32,10 @@ from fluxdrive.core.masking import known_secrets
 from fluxdrive.errors import FluxdriveError, ReviewError, UsageError
 from fluxdrive.launch.knowledge import ReviewKnowledge
 from fluxdrive.launch.manifest import RunFacts, build_manifest, finish, write_manifest
-from fluxdrive.launch.plan import ReviewPlan, stage_plan, verify
+from fluxdrive.launch.plan import Ask, ReviewPlan, stage_plan, verify
 from fluxdrive.launch.progress import Progress, Recorder
 from fluxdrive.launch.settings import ExpandChoice, ReviewSettings
-from fluxdrive.launch.stages import Ask, Launcher, LaunchRecord, ReviewDeps
+from fluxdrive.launch.stages import Launcher, LaunchRecord, ReviewDeps
 from fluxdrive.runs.baseline import apply_baseline, current_branch, remember_reviewed
 from fluxdrive.runtimes import Backend
 from fluxdrive.synthesis import Synthesis, synthesize

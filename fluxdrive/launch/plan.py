@@ -189,10 +189,11 @@ def effective_config(settings: ReviewSettings, target: Target) -> tuple[Config, 
     """The config a review runs with (a diff: under its base commit's project settings) and what was ignored
     from it: the settings' own Config, else the project's files, with the settings' overrides on top."""
     from fluxdrive.config import load_config
+    from fluxdrive.config.loader import with_flags
 
     flags = dict(settings.overrides)
     if settings.config is not None:
-        return _overridden(settings.config, flags), []
+        return with_flags(settings.config, flags), []
     loaded = load_config(
         Path(target.root),
         flags=flags,
@@ -200,16 +201,6 @@ def effective_config(settings: ReviewSettings, target: Target) -> tuple[Config, 
         revision=target.settings_revision,
     )
     return loaded.config, loaded.notes()
-
-
-def _overridden(config: Config, keys: Mapping[str, Any]) -> Config:
-    """``config`` with dotted ``section.key`` values set (a library caller's Config and the review's flags)."""
-    sections: dict[str, dict[str, Any]] = {}
-    for dotted, value in keys.items():
-        section, _, key = dotted.partition(".")
-        sections.setdefault(section, {})[key] = value
-    update = {name: getattr(config, name).model_copy(update=values) for name, values in sections.items()}
-    return config.model_copy(update=update) if update else config
 
 
 def runtime_pool(settings: ReviewSettings) -> RuntimePool:

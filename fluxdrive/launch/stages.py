@@ -28,7 +28,7 @@ from fluxdrive.launch.dropout import Dropout, assess_dropout, render_dropout
 from fluxdrive.launch.expansion import Decision, choose, decide, render_decision
 from fluxdrive.launch.knowledge import ReviewKnowledge
 from fluxdrive.launch.monitor import Monitor
-from fluxdrive.launch.plan import StagePlan
+from fluxdrive.launch.plan import Ask, StagePlan
 from fluxdrive.launch.progress import Progress
 from fluxdrive.launch.prompts import PromptContext, render_prompt, save_prompt
 from fluxdrive.launch.research import EXECUTORS, ResearchExecutor, ResearchOutcome, find_triggers, run_research
@@ -39,7 +39,6 @@ from fluxdrive.triage import Triage
 from fluxdrive.workspace import Target
 
 ExpandChoice = Literal["ask", "recommended", "all", "none"]
-Ask = Callable[[str], str]
 STAGE1_FINDINGS_SHOWN = 40
 
 

@@ -9,10 +9,14 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from fluxdrive import api
+from fluxdrive.config import Config
+from fluxdrive.config.loader import with_flags
+from fluxdrive.errors import ConfigError
 from tests.conftest import committed_copy, run_fluxdrive
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "projects" / "py-webapp"
@@ -54,3 +58,12 @@ def test_mcp_triage_and_the_cli_show_the_plan_review_runs(tmp_path: Path) -> Non
         "pool": [a.name for a in plan.triage.in_stage("pool")],
     }
     assert plan.triage.staged is False and "offline, no tokens" in plan.triage.staging_note
+
+
+def test_a_library_config_takes_the_same_overrides_as_the_files(tmp_path: Path) -> None:
+    """``ReviewSettings(config=..., overrides=...)``: the flags apply to the caller's Config, nested keys too,
+    and a bad value is one ConfigError naming the key (as for ``--set``), never a silent attribute."""
+    config = with_flags(Config(), {"dispatch.timeout_local_s": 30, "budget.per_input.repo": 5})
+    assert config.dispatch.timeout_local_s == 30 and config.budget.per_input["repo"] == 5
+    with pytest.raises(ConfigError, match=r"dispatch\.max_concurrency"):
+        with_flags(Config(), {"dispatch.max_concurrency": 0})
