@@ -82,11 +82,11 @@ def run(
     the config's ``dispatch.backend``) picks the backend unless one is given."""
     talk = interaction or Interaction()
     expand_mode(settings, talk.ask)  # a script that cannot choose how to expand fails before anything runs
-    connected: list[Backend | None] = [backend]
+    chosen = backend
 
     def connect(config: Config) -> None:  # an unreachable cluster fails before the run's directory is claimed
-        if backend is None:
-            connected[0] = connect_backend(config, cluster)
+        nonlocal chosen
+        chosen = chosen or connect_backend(config, cluster)
 
     plan = plan_review(target, settings, ask=talk.ask, before_writing=connect)
     approved = approve(plan, ask=talk.ask, say=talk.say)
@@ -94,7 +94,7 @@ def run(
         if talk.progress is not None:
             talk.progress.close()
         return reject(plan)
-    return execute(approved, connected[0], talk)
+    return execute(approved, chosen, talk)
 
 
 def synthesize_run(output_dir: Path) -> tuple[Synthesis, list[Path], Config]:
