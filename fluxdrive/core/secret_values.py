@@ -58,9 +58,17 @@ _CANDIDATE = re.compile(
 )
 # Words and versions detect-secrets' keyword rule picks up that would mask ordinary text everywhere.
 _WORDS = re.compile(
-    r"^[A-Za-z]+(?:[_-][A-Za-z]+)*$|^[\^=~<>!]*\d+(?:\.\d+)+\w*$|^[\d_.,:]+$|==|[\s,:]$|\s"
+    r"^[\^=~<>!]*\d+(?:\.\d+)+\w*$|^[\d_.,:]+$|==|[\s,:]$|\s"
     r"|^[\w.+-]+@[\w-]+\.[\w.-]+$"  # an e-mail address (an author, a contact) is not a secret
 )
+# Letters that read as a name: snake, kebab or upper case (AWS_SECRET_ACCESS_KEY, hard-coded) or
+# camel case whose humps are short syllables (getUserName, AWSSecretKey). Not a random mixed-case
+# run (VeYdIyfHTosIpOcDyBxFMG): a password drawn from [A-Za-z0-9] is all letters one time in
+# fifty at 22 characters, and such a password went unmasked when any run of letters was a word.
+_ONE_CASE = re.compile(r"^(?:[a-z]+|[A-Z]+|[A-Z][a-z]+)(?:[_-](?:[a-z]+|[A-Z]+|[A-Z][a-z]+))*$")
+_CAMEL = re.compile(r"^[a-z]*(?:[A-Z]{2,}(?=[A-Z][a-z]))?(?:[A-Z][a-z]{2,}(?:[A-Z]{2,}(?=[A-Z][a-z]|$))?)*[A-Z]{0,3}$")
+_HUMP = re.compile(r"[a-z]+")
+_VOWEL = re.compile(r"[aeiouy]")
 _PEM_BODY = re.compile(r"^[A-Za-z0-9+/=]{16,}$")
 _WEBHOOK_TOKEN = re.compile(r"[A-Za-z0-9_-]{8,}")
 
@@ -155,9 +163,18 @@ def _worth_masking(value: str) -> bool:
         return False
     if _PLACEHOLDER.search(value) or _PATH_LIKE.search(value) or m._CODE_LIKE.search(value):
         return False
-    if len(set(value)) < 4 or _WORDS.search(value):  # aaaaaa, hard-coded, AWS_SECRET_ACCESS_KEY, ^9.0.2
+    if len(set(value)) < 4 or _WORDS.search(value) or _reads_as_name(value):  # aaaaaa, ^9.0.2, hard-coded
         return False
     return bool(m._SECRET_LOOKING.search(value))
+
+
+def _reads_as_name(value: str) -> bool:
+    """Letters only, in a shape people name things with (one in a thousand random 22-letter runs)."""
+    if _ONE_CASE.match(value):
+        return True
+    if not _CAMEL.match(value) or sum(c.isupper() for c in value) > len(value) / 3 + 1:
+        return False
+    return all(_VOWEL.search(hump) for hump in _HUMP.findall(value))
 
 
 def _files(root: Path) -> Iterator[tuple[Path, str]]:

@@ -921,3 +921,13 @@ def test_a_base64_secret_that_starts_with_a_slash_is_still_masked() -> None:
     key = "/JePytOKnishpU3TtYG3DQuzgD+52B6C9gVt6jY4"  # the AWS secret access key a CI run generated
     assert key in values_in(f"aws:\n  secret_access_key: {key}\n", "config/aws.yml")
     assert "/etc/ssl/private/key.pem" not in values_in("ssl:\n  private_key: /etc/ssl/private/key.pem\n", "a.yml")
+
+
+def test_a_letters_only_password_is_masked_but_names_are_not() -> None:
+    """A random [A-Za-z0-9] password is all letters one time in fifty at 22 characters; it went unmasked."""
+    from fluxdrive.core.secret_values import values_in
+
+    for value in ("VeYdIyfHTosIpOcDyBxFMG", "qPzLmWcRtBvXnKdHsJgF"):  # a CI run's password, another random one
+        assert value in values_in(f"DB_PASSWORD={value}\n", ".env")
+    for name in ("AWS_SECRET_ACCESS_KEY", "hard-coded", "getUserPassword", "AWSSecretKey", "hardcodedpassword"):
+        assert name not in values_in(f"PASSWORD={name}\n", ".env")
