@@ -147,3 +147,16 @@ def test_an_unreadable_directory_does_not_stop_the_walk(tmp_path: Path) -> None:
     finally:
         os.chmod(locked, 0o755)
     assert "app.py" in files
+
+
+def test_an_installed_environment_under_any_name_is_never_entered(tmp_path: Path) -> None:
+    """A virtualenv named ``.venv-bench`` held 3,500 third-party files: the secret collector read them all (18 s)."""
+    (tmp_path / "app.py").write_text("x = 1\n")
+    for env, marker in (("env3", "pyvenv.cfg"), ("miniconda", "conda-meta/history")):
+        (tmp_path / env / marker).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / env / marker).write_text("home = /usr/bin\n")
+        (tmp_path / env / "lib" / "site.py").parent.mkdir(parents=True)
+        (tmp_path / env / "lib" / "site.py").write_text("x = 2\n")
+    (tmp_path / "lib" / "pyvenv.py").parent.mkdir()
+    (tmp_path / "lib" / "pyvenv.py").write_text("y = 3\n")  # a file so named is not a marker
+    assert sorted(walk(tmp_path, gitignore=False)) == ["app.py", "lib/pyvenv.py"]

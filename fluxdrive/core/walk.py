@@ -79,10 +79,20 @@ def walk(top: Path, *, gitignore: bool = True, hidden_dirs: bool = True, prune: 
             relative = prefix + name
             if name in SKIPPED_DIRS or (not hidden_dirs and name.startswith(".")) or relative.startswith(prune):
                 continue
+            if _environment(Path(current, name)):
+                continue
             if not ignores.ignored(relative, is_dir=True):
                 entered.append(name)
         dirs[:] = entered
         yield from (prefix + name for name in sorted(files) if not ignores.ignored(prefix + name, is_dir=False))
+
+
+def _environment(directory: Path) -> bool:
+    """An installed environment under any name (``.venv-bench``, ``env3``): third-party code, not the project's.
+
+    Its marker is what the tools write: ``pyvenv.cfg`` for a virtualenv, ``conda-meta`` for conda.
+    """
+    return (directory / "pyvenv.cfg").is_file() or (directory / "conda-meta").is_dir()
 
 
 class _Ignores:
