@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,6 +14,7 @@ from typing import Any
 import pytest
 
 from fluxdrive.cli import main
+from fluxdrive.cli.examples import clean_copy
 
 REPO = Path(__file__).resolve().parent.parent
 # No real model calls: without these, a test can only reach the fake provider it configures itself.
@@ -52,7 +52,7 @@ def isolated_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
 
 def committed_copy(source: Path, destination: Path) -> Path:
     """A copy of a fixture project as a git repository with one commit (reviews find their root by .git)."""
-    shutil.copytree(source, destination)
+    clean_copy(source, destination)
     for args in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-q", "-m", "initial")):
         subprocess.run(
             ["git", "-c", "user.email=tests@fluxdrive.invalid", "-c", "user.name=fluxdrive tests", *args],

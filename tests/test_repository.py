@@ -40,6 +40,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("fluxdrive.triage", "fluxdrive.runtimes", "fluxdrive.reports", "fluxdrive.knowledge", "fluxdrive.imports"),
     # what reads finished runs (the run directory, baselines); the knowledge-base pipeline
     ("fluxdrive.runs", "fluxdrive.kb"),
+    # suggested fixes: attached to a synthesis (launch), read back from a run (fix, the publishers)
+    ("fluxdrive.fixes",),
     # one review: plan -> execute
     ("fluxdrive.launch",),
     # research answers questions through launch's dispatcher; scale is the backends a review is given
@@ -61,6 +63,7 @@ INNER = {
         "fluxdrive.runtimes.static.bounds",
         "fluxdrive.runtimes.static.redos",
         "fluxdrive.runtimes.static.provenance",
+        "fluxdrive.runtimes.static.placement",  # where a file sits: a test, a setting, an example
         "fluxdrive.core.graphs",
     },
     "fluxdrive.runtimes.static.flows": {

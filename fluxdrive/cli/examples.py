@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 
 from fluxdrive.core.atomic import atomic_write_text
+from fluxdrive.core.walk import committed_files
 
 BLOCK = re.compile(r"(<!-- example: (?P<args>[^\n]+?) -->\n```text\n)(?P<body>.*?)(```\n<!-- /example -->)", re.S)
 _SECONDS = re.compile(r"\b\d+\.\d s\b")
@@ -45,19 +46,37 @@ def comparable(text: str) -> str:
 def run_example(args: str, root: Path) -> str:
     """What ``fluxdrive ARGS`` prints on stdout, run as from ``root`` with this interpreter's fluxdrive.
 
-    It runs in a temporary copy of the paths the command names (a review
-    writes its run directory and domain cache next to what it reviews: never
-    into the repository).
+    It runs as in a fresh clone: a temporary git repository holding the
+    committed files of the paths the command names, so the project root is
+    the repository's, as it is for a user (a review writes its run directory
+    and domain cache into the project: never into this checkout), and
+    nothing a user's earlier run left in a fixture changes what it prints.
     """
     exe = Path(sys.executable).parent / "fluxdrive"
     words = shlex.split(args)
     with tempfile.TemporaryDirectory(prefix="fluxdrive-example-") as scratch:
+        subprocess.run([shutil.which("git") or "git", "init", "-q"], cwd=scratch, check=True, capture_output=True)
         for word in dict.fromkeys(words):
             source = root / word
             if not word.startswith("-") and source.is_dir() and source.resolve().is_relative_to(root.resolve()):
-                shutil.copytree(source, Path(scratch) / word, dirs_exist_ok=True)
+                clean_copy(source, Path(scratch) / word)
         done = subprocess.run([str(exe), *words], cwd=scratch, capture_output=True, text=True, timeout=600, check=False)
     return normalize(done.stdout)
+
+
+def clean_copy(source: Path, destination: Path) -> Path:
+    """A copy of ``source`` with the files a commit would hold (what git tracks or would add; all files outside git).
+
+    A fixture is what is committed: a user's ``fluxdrive review --project`` on
+    it leaves ``docs/`` and ``.fluxdrive/`` behind, and a copy of those made
+    the next ``make test`` fail (``FileExistsError: .../docs``).
+    """
+    destination.mkdir(parents=True, exist_ok=True)
+    for name in committed_files(source):
+        target = destination / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source / name, target, follow_symlinks=False)
+    return destination
 
 
 def examples(readme: str) -> list[tuple[str, str]]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import subprocess
 from collections.abc import Iterator
@@ -141,10 +142,33 @@ def _blocking_ignore_file(directory: Path) -> bool:
     return False
 
 
-def _git_files(directory: Path) -> list[str] | None:
+def committed_files(directory: Path) -> list[str]:
+    """What a commit of ``directory`` would hold: tracked files, and untracked ones git would add - except
+    what fluxdrive itself writes (``.fluxdrive/``, ``docs/research/flux-*``) unless it is tracked.
+
+    Every file outside git (a release tarball's fixture holds nothing else). Why: a copy of a fixture
+    must be the fixture, whatever runs left in it (a ``fluxdrive review --project`` on a fixture
+    made the next ``make test`` fail 17 tests).
+    """
+    listed = _git_files(directory)
+    if listed is None:
+        return sorted(
+            os.path.relpath(os.path.join(current, name), directory)
+            for current, _dirs, files in os.walk(directory)
+            for name in files
+        )
+    tracked = set(_git_files(directory, others=False) or ())
+    return [name for name in listed if name in tracked or not _OURS.search(name)]
+
+
+_OURS = re.compile(r"(^|/)(\.fluxdrive|docs/research/flux-(drive|research))/")
+
+
+def _git_files(directory: Path, *, others: bool = True) -> list[str] | None:
     if _blocking_ignore_file(directory):
         return None
-    argv = _git.command(directory, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ".")
+    untracked = ("--others", "--exclude-standard") if others else ()
+    argv = _git.command(directory, "ls-files", "-z", "--cached", *untracked, "--", ".")
     if argv is None:
         return None
     try:

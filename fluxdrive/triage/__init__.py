@@ -20,13 +20,16 @@ def triage_target(target: Target, config: Config, *, use_cache: bool = True, his
     """Phase 1 for a classified input: profile, domains, trust, scores, stages."""
     from fluxdrive.agents import load_roster
     from fluxdrive.runs.history import HistoryUnavailableError, trust_for
-    from fluxdrive.triage.domains import detect_cached
+    from fluxdrive.triage.domains import detect, detect_cached, own_project
     from fluxdrive.triage.profile import build_profile
 
     root = Path(target.root)
     roster = load_roster(root, trusted=config.trust.project_config, revision=target.settings_revision)
     profile = build_profile(target, max_file_bytes=config.static.max_file_bytes)
-    detection = detect_cached(root, config.domains, use_cache=use_cache)
+    own = own_project(target)
+    detection = (
+        detect(own, config.domains) if own is not None else detect_cached(root, config.domains, use_cache=use_cache)
+    )
     unavailable = None
     try:
         trust = trust_for(str(root.resolve()), config.scoring, history)

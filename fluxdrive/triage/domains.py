@@ -78,6 +78,7 @@ from fluxdrive.core.structured import load_json, load_yaml
 from fluxdrive.core.walk import SKIPPED_DIRS
 from fluxdrive.errors import FluxdriveError
 from fluxdrive.triage.profile import CODE_LANGUAGES, MANIFEST_LANGUAGES, language_of
+from fluxdrive.workspace import Target
 
 CATEGORIES = ("directories", "files", "frameworks", "keywords", "facts")
 # The spec's category weights; the config's domains.weight_* scale a category relative to these.
@@ -512,6 +513,27 @@ def _parse_manifest(root: Path, relative: str, files: set[str], directories: set
 def _is_manifest(relative: str) -> bool:
     name = relative.rsplit("/", 1)[-1]
     return name in MANIFEST_NAMES or (name.startswith("requirements") and name.endswith(".txt"))
+
+
+def own_project(target: Target) -> Path | None:
+    """The directory reviewed when it is a project of its own inside the repository, else None.
+
+    A directory with its own manifest (``pyproject.toml``, ``package.json``, ``go.mod``...) below
+    the project root - a monorepo's service, an app kept under ``tests/fixtures/`` - is what
+    the review is about: its domains are its own, not the repository's (the quick start's
+    Flask shop was triaged as the repository's TUI and CLI). A plain ``src/`` has no manifest
+    and keeps the project's. Not cached: the cache is the project's.
+    """
+    path = target.path
+    if target.kind != "directory" or path is None or target.files:
+        return None
+    try:
+        if path.resolve() == Path(target.root).resolve() or not path.is_dir():
+            return None
+        names = [entry.name for entry in os.scandir(path) if entry.is_file(follow_symlinks=False)]
+    except OSError:
+        return None
+    return path if any(_is_manifest(name) for name in names) else None
 
 
 def read_manifests(root: Path, directories: list[str], files: list[str]) -> list[Manifest]:
@@ -966,7 +988,8 @@ def detect_cached(root: Path, config: DomainsConfig, *, use_cache: bool = True) 
                 return Detection(domains, "override", time.monotonic() - started)
             if not _stale(root, data):
                 return Detection(domains, "cache", time.monotonic() - started)
-            notes.append("domain cache is stale; detected again")
+            # Stale: detected again below, as a project's structure changing asks; routine, so no note (every
+            # note is a warning on the console, and a cache refreshing itself is nothing the user must act on).
         except (OSError, ValueError, KeyError, TypeError, yaml.YAMLError) as exc:
             notes.append(f"domain cache {path} is unreadable ({type(exc).__name__}); detected again")
     detection = detect(root, config)

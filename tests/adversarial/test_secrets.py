@@ -33,7 +33,6 @@ import base64
 import json
 import os
 import secrets
-import shutil
 import sqlite3
 import string
 import sys
@@ -44,6 +43,7 @@ from typing import Any
 
 import pytest
 
+from fluxdrive.cli.examples import clean_copy
 from fluxdrive.core.masking import scrub
 from tests.adversarial._support import files_under, review_dir
 from tests.conftest import CliResult, committed_copy, run_fluxdrive, user_config_file
@@ -218,7 +218,7 @@ def _review(project: Path, *args: str, expand: str = "none") -> CliResult:
 def project(tmp_path: Path) -> Path:
     """The shop with the six secrets planted, committed."""
     source = tmp_path / "source"
-    shutil.copytree(FIXTURE, source)
+    clean_copy(FIXTURE, source)
     for name, text in PROJECT_FILES.items():
         path = source / name
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -17,11 +17,11 @@ records written with them (by fluxdrive, and by another process).
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from fluxdrive.cli.examples import clean_copy
 from tests.adversarial._support import files_under, review_dir
 from tests.conftest import CliResult, committed_copy, run_fluxdrive
 from tests.fakes.llm_server import FakeProvider, Text, ToolCall
@@ -105,7 +105,7 @@ def _console(*results: CliResult, json_out: tuple[int, ...] = ()) -> dict[str, s
 
 def test_a_file_named_with_escapes_is_reviewed_without_them(tmp_path: Path) -> None:
     source = tmp_path / "source"
-    shutil.copytree(FIXTURE, source)
+    clean_copy(FIXTURE, source)
     (source / HOSTILE_NAME).write_text(
         'import subprocess\n\n\ndef ping(host):\n    return subprocess.check_output("ping " + host, shell=True)\n'
     )

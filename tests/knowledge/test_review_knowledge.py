@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import shutil
 from datetime import date
 from pathlib import Path
 
 import pytest
 
 from fluxdrive.api import ReviewOptions, run_review
+from fluxdrive.cli.examples import clean_copy
 from fluxdrive.knowledge import Entry, Store
 from tests.conftest import run_fluxdrive
 from tests.triage.conftest import git
@@ -21,7 +21,7 @@ OLD = date(2026, 1, 5)
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "shop"
-    shutil.copytree(FIXTURE, root)
+    clean_copy(FIXTURE, root)
     store = Store(root / ".fluxdrive" / "knowledge")
     store.save(
         Entry(

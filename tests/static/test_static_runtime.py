@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from fluxdrive.agents import builtin_agents
+from fluxdrive.cli.examples import clean_copy
 from fluxdrive.config import Config, load_config
 from fluxdrive.contracts import OutputStatus, classify_output
 from fluxdrive.exchange import channel
@@ -29,7 +30,7 @@ AWS_EXAMPLE_KEY = "AKIAIOSFODNN7EXAMPLE"
 
 def _copy(name: str, tmp_path: Path) -> Path:
     target = tmp_path / name
-    shutil.copytree(FIXTURES / name, target)
+    clean_copy(FIXTURES / name, target)
     return target
 
 
@@ -289,8 +290,8 @@ def test_parallel_and_serial_analysis_are_identical(tmp_path: Path) -> None:
     from fluxdrive.runtimes.static.source import load_sources
 
     root = _copy("py-webapp", tmp_path)
-    shutil.copytree(FIXTURES / "js-webapp", root / "web")
-    shutil.copytree(FIXTURES / "plan-doc" / "docs", root / "docs")
+    clean_copy(FIXTURES / "js-webapp", root / "web")
+    clean_copy(FIXTURES / "plan-doc" / "docs", root / "docs")
     names = ["secrets", "patterns", "lizard", "checks"]
 
     def run(workers: int) -> tuple[dict[str, object], dict[tuple[str, int], set[str]]]:

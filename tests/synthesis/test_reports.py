@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from pathlib import Path
 
 import jsonschema
 import pytest
 
+from fluxdrive.cli.examples import clean_copy
 from fluxdrive.reports import build_sarif, json_schema, render_console, render_json, render_summary, write_reports
 from fluxdrive.synthesis import synthesize
 
@@ -20,7 +20,7 @@ SCENARIOS = ["canonical", "variants", "prose", "real-world", "timeline"]
 
 def _run(name: str, tmp_path: Path) -> Path:
     target = tmp_path / name
-    shutil.copytree(FIXTURES / name, target)
+    clean_copy(FIXTURES / name, target)
     return target
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
+from fluxdrive.cli.examples import clean_copy
 from fluxdrive.config import Config
 from fluxdrive.contracts import IndexEntry, render_index, write_agent_output, write_error_stub
 from fluxdrive.errors import InputError, ReviewError
@@ -18,7 +18,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "agent-outputs"
 
 def _copy(name: str, tmp_path: Path) -> Path:
     target = tmp_path / name
-    shutil.copytree(FIXTURES / name, target)
+    clean_copy(FIXTURES / name, target)
     return target
 
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from fluxdrive.agents import load_roster
 from fluxdrive.api import ReviewOptions, run_review
+from fluxdrive.cli.examples import clean_copy
 from fluxdrive.errors import UsageError
 from fluxdrive.triage.agent_gen import NOT_GENERATED, generate_agent
 from fluxdrive.triage.domains import load_index
@@ -44,7 +44,7 @@ def test_unknown_domains_are_one_line_errors(tmp_path: Path) -> None:
 
 def test_the_cli_writes_agents_for_detected_domains_and_triage_favours_them(tmp_path: Path) -> None:
     project = tmp_path / "api"
-    shutil.copytree(FIXTURES / "worked-examples" / "go-api-plan", project)
+    clean_copy(FIXTURES / "worked-examples" / "go-api-plan", project)
     git(project, "init", "-q", "-b", "main")
 
     first = run_fluxdrive("agents", "new", cwd=project)
@@ -59,7 +59,7 @@ def test_the_cli_writes_agents_for_detected_domains_and_triage_favours_them(tmp_
 
 def test_an_offline_review_skips_an_agent_that_needs_a_model(tmp_path: Path) -> None:
     project = tmp_path / "shop"
-    shutil.copytree(FIXTURES / "projects" / "py-webapp", project)
+    clean_copy(FIXTURES / "projects" / "py-webapp", project)
     git(project, "init", "-q", "-b", "main")
     assert run_fluxdrive("agents", "new", "web-api", cwd=project).code == 0
 

@@ -19,11 +19,11 @@ fd-correctness).
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
+from fluxdrive.cli.examples import clean_copy
 from fluxdrive.config import load_config
 from fluxdrive.triage import Triage, triage_target
 from fluxdrive.workspace import resolve_target
@@ -38,7 +38,7 @@ Row = tuple[int, int, int, int, float]
 
 def _project(name: str, tmp_path: Path) -> Path:
     root = tmp_path / name
-    shutil.copytree(EXAMPLES / name, root)
+    clean_copy(EXAMPLES / name, root)
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "initial")

@@ -107,14 +107,14 @@ def _suppressed(hit: Hit, agent: AgentDefinition, content: ReviewContent) -> boo
     return False
 
 
-def _placed(hit: Hit) -> Hit:
+def _placed(hit: Hit, reviewed: str) -> Hit:
     """The hit at the severity its file's place allows (tests, docs, examples, tooling: P2 at most).
 
     Checks written for documents (a plan without a rollback) judge the document itself: not capped.
     """
     if hit.claim.analyzer == "fluxdrive" and _document_checks().get(hit.claim.key) == "document":
         return hit
-    severity, place = capped(hit.severity, hit.path)
+    severity, place = capped(hit.severity, hit.path, reviewed)
     if severity == hit.severity:
         return hit
     note = f" Lowered from {hit.severity} to {severity}: this is {place} code, not what the project ships."
@@ -183,7 +183,7 @@ def select_hits(
     """
     seen: set[tuple[str, int, str]] = set()
     kept: list[Hit] = []
-    named, _ = review_scope(content.input_type, content.files)  # the user named the file: it is what ships
+    named, reviewed = review_scope(content.input_type, content.files)  # a named file is what ships
     for output in outputs:
         for found in output.hits:
             if ownership.owner(found.claim, found.rule) != agent.name:
@@ -192,7 +192,7 @@ def select_hits(
                 continue
             if not _in_change(found, content):
                 continue
-            hit = found if named else _placed(found)
+            hit = found if named else _placed(found, reviewed)
             key = (hit.path, hit.line, hit.title)  # the same problem on one line, from any analyzer
             if key in seen:
                 continue

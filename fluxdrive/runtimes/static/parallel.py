@@ -9,6 +9,9 @@ Each chunk also sends back the outline (imports, function spans) of every
 file it parsed, so the import graph and the grouping of findings by function
 never parse a file a second time in the parent.
 Small inputs stay in-process: a worker's start-up would cost more than it saves.
+Local workers get a few chunks each (:data:`CHUNKS_PER_WORKER`), handed out as
+they free up: the ``advance`` callback then hears of files done while the pass
+runs (the heartbeat and the terminal's progress bar), not once at its end.
 
 A :class:`ChunkMapper` replaces the local process pool when the review runs
 on a backend (a cluster: :mod:`.shards`): the same chunks, the same
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -33,6 +37,7 @@ from fluxdrive.runtimes.static.source import LoadedSources, Source
 
 PARALLEL_MIN_LINES = 20_000
 MAX_WORKERS = 4
+CHUNKS_PER_WORKER = 4  # more chunks than workers: progress moves while the pass runs, and the load evens out
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +50,9 @@ class ChunkResult:
 
 
 # analyze_chunk's arguments
-ChunkJob = tuple[str, Sequence[Source], Sequence[str], StaticConfig, Sequence[str], tuple[bytes | None, str | None]]
+ChunkJob = tuple[
+    str, Sequence[Source], Sequence[str], StaticConfig, Sequence[str], tuple[bytes | None, str | None], str
+]
 
 
 class ChunkMapper(Protocol):
@@ -83,10 +90,14 @@ def analyze_chunk(
     settings: StaticConfig,
     ruff_select: Sequence[str],
     declarations: tuple[bytes | None, str | None] = (None, None),
+    reviewed: str = "",
 ) -> ChunkResult:
-    """Run the named per-file analyzers on one chunk (in a worker or in-process); ``declarations``: taint.yaml."""
+    """Run the named per-file analyzers on one chunk (in a worker or in-process).
+
+    ``declarations``: taint.yaml; ``reviewed``: the directory the user named (places are judged below it).
+    """
     lines = sum(s.text.count("\n") for s in sources)
-    loaded = LoadedSources(tuple(sources), (), lines)
+    loaded = LoadedSources(tuple(sources), (), lines, reviewed=reviewed)
     context = AnalyzerContext(Path(root), loaded, settings, tuple(ruff_select), declarations=declarations)
     outputs = tuple(run_named(name, context) for name in names)
     secrets = tuple((path, line, value) for (path, line), values in context.mask.values.items() for value in values)
@@ -121,26 +132,43 @@ def run_per_file(
     workers: int | None = None,
     mapper: ChunkMapper | None = None,
     stop: Stop | None = None,
+    advance: Callable[[int], None] | None = None,
 ) -> dict[str, AnalyzerOutput]:
-    """The merged outputs of the per-file analyzers ``names`` over every source (``stop`` ends the workers)."""
+    """The merged outputs of the per-file analyzers ``names`` over every source (``stop`` ends the workers).
+
+    ``advance(n)`` is called (from this thread) each time ``n`` more files are analyzed."""
+    advanced = advance or (lambda _n: None)
     sources = list(context.sources)
     count = workers if workers is not None else min(os.cpu_count() or 1, MAX_WORKERS)
     small = workers is None and context.loaded.lines < PARALLEL_MIN_LINES
 
     def job(chunk: Sequence[Source]) -> ChunkJob:
-        return (str(context.root), chunk, names, context.settings, context.ruff_select, context.declarations)
+        return (
+            str(context.root),
+            chunk,
+            names,
+            context.settings,
+            context.ruff_select,
+            context.declarations,
+            context.loaded.reviewed,
+        )
 
     if mapper is not None and context.loaded.lines >= mapper.min_lines and len(sources) >= 2:
         results = mapper.map([job(chunk) for chunk in _chunks(sources, mapper.shard_count())])
+        advanced(len(sources))
     elif count <= 1 or small or len(sources) < 2 or in_worker():  # a fleet worker analyzes in-process
         results = [analyze_chunk(*job(sources))]
+        advanced(len(sources))
     else:
-        chunks = _chunks(sources, count)
+        chunks = _chunks(sources, count * CHUNKS_PER_WORKER)
         # Workers die with the review, even on kill -9, and stop at once on Ctrl-C or SIGTERM (fluxdrive.core.pool).
-        with worker_pool(len(chunks), stop) as pool:
-            submit: Callable[..., object] = pool.submit
-            futures = [submit(_bounded_chunk, job(chunk)) for chunk in chunks]
-            results = [future.result() for future in futures]  # type: ignore[attr-defined]
+        with worker_pool(min(count, len(chunks)), stop) as pool:
+            submit: Callable[..., Future[ChunkResult]] = pool.submit
+            futures = {submit(_bounded_chunk, job(chunk)): len(chunk) for chunk in chunks}
+            for future in as_completed(futures):
+                future.result()  # a failed chunk (or a stopped pool) ends the pass here, as before
+                advanced(futures[future])
+            results = [future.result() for future in futures]  # chunk order: the merge is the same every time
     for result in results:
         for path, line, value in result.secrets:
             context.mask.add(path, line, value)

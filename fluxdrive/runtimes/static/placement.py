@@ -13,7 +13,12 @@ false P0/P1 were in tests, docs, examples and maintainer tooling). So:
   a user who copies an example sees the warning, but never what fails a gate.
 
 The place comes from the path only (directory names and file names), so it is
-the same on every machine and for every analyzer. CI workflow files
+the same on every machine and for every analyzer - and only from the part of
+the path below the directory the user named. ``fluxdrive review
+tests/fixtures/shop`` asks about the shop: that it sits under ``tests/`` is
+where the project keeps it, not what it is (the quick start's vulnerable demo
+app came out SAFE, every finding capped as test code). Its own ``tests/`` are
+still tests. CI workflow files
 (``.github/workflows``) are *code*: a workflow runs with the repository's
 secrets, and injection there is a real attack.
 """
@@ -40,9 +45,15 @@ _TOOL_NAMES = frozenset({"noxfile.py", "tasks.py", "fabfile.py", "setup.py", "co
 CAPS: dict[Place, str] = {"code": "P0", "test": "P2", "example": "P2", "docs": "P2", "tooling": "P2"}
 
 
-def place_of(path: str) -> Place:
+def below(path: str, reviewed: str) -> str:
+    """``path`` (project-relative) as seen from ``reviewed``, the directory the user named ("" for the root)."""
+    prefix = reviewed.strip("/") + "/" if reviewed.strip("/") else ""
+    return path[len(prefix) :] if prefix and path.startswith(prefix) else path
+
+
+def place_of(path: str, reviewed: str = "") -> Place:
     """The place of a project-relative POSIX path (a markdown code block counts as its document)."""
-    pure = PurePosixPath(path)
+    pure = PurePosixPath(below(path, reviewed))
     folders = {part.lower().lstrip("_") for part in pure.parts[:-1]}  # Go's tools skip "_examples/" and read it so
     name = pure.name
     if folders & _TEST_DIRS or _TEST_NAME.match(name):
@@ -56,8 +67,8 @@ def place_of(path: str) -> Place:
     return "code"
 
 
-def capped(severity: str, path: str) -> tuple[str, Place]:
+def capped(severity: str, path: str, reviewed: str = "") -> tuple[str, Place]:
     """``severity`` lowered to what the file's place allows, and the place."""
-    place = place_of(path)
+    place = place_of(path, reviewed)
     cap = CAPS[place]
     return (cap if severity < cap else severity), place

@@ -183,6 +183,7 @@ class LoadedSources:
     notes: tuple[str, ...]
     lines: int
     skipped: tuple[tuple[str, str], ...] = ()
+    reviewed: str = ""  # the directory the user named: a file's place is judged below it (placement.below)
 
 
 def review_scope(input_type: str, files: tuple[str, ...]) -> tuple[bool, str]:
@@ -276,7 +277,7 @@ def load_sources(
         else:  # nothing else was analyzed: one line per file, so the review counts as incomplete, not clean
             skipped.extend((path, f"vendored (under {directory})") for path in inside)
     notes.extend(f"skipped {path}: {why}" for path, why in skipped)
-    return LoadedSources(tuple(sources), tuple(notes), total, tuple(skipped))
+    return LoadedSources(tuple(sources), tuple(notes), total, tuple(skipped), reviewed)
 
 
 def _skip_reason(error: InputError, max_bytes: int) -> str:

@@ -65,7 +65,15 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
             seconds = context.settings.max_file_seconds
             try:
                 ran_checks = run_python_checks(
-                    source.name, source.text, names, notes, tree, project, time.monotonic() + seconds, options
+                    source.name,
+                    source.text,
+                    names,
+                    notes,
+                    tree,
+                    project,
+                    time.monotonic() + seconds,
+                    options,
+                    context.loaded.reviewed,
                 )
             except TimeBoundError:  # listed as not reviewed (bounds.skip_of); none of its partial hits is kept
                 notes.append(f"checks skipped {source.name}: over the {seconds:g} s bound, static.max_file_seconds")

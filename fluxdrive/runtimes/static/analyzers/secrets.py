@@ -20,7 +20,7 @@ from typing import Any
 from fluxdrive.core.masking import DETECT_SECRETS_LOCK
 from fluxdrive.runtimes.static.analyzers.base import Analyzer, AnalyzerContext, AnalyzerOutput, hit_at
 from fluxdrive.runtimes.static.hits import Claim, Hit
-from fluxdrive.runtimes.static.placement import place_of
+from fluxdrive.runtimes.static.placement import below, place_of
 from fluxdrive.runtimes.static.source import Source
 
 CANDIDATE = re.compile(
@@ -89,10 +89,11 @@ def _prose_lines(context: AnalyzerContext, source: Source) -> set[int]:
     return lines
 
 
-def _hit(source: Source, line: int, secrets: list[Any], lines: list[str], in_prose: bool) -> Hit:
+def _hit(source: Source, line: int, secrets: list[Any], lines: list[str], in_prose: bool, reviewed: str) -> Hit:
     specific = [s for s in secrets if s.type not in ENTROPY_TYPES] or secrets
     kind = sorted({str(s.type) for s in specific})[0]
-    in_test = any(hint in source.path.lower() for hint in TEST_HINTS) or place_of(source.path) != "code"
+    local = below(source.path, reviewed)
+    in_test = any(hint in local.lower() for hint in TEST_HINTS) or place_of(local) != "code"
     # A docstring's `https://user:pass@host` or `{'password': 'bar'}` is an example; a key with
     # a provider's own format (AKIA..., ghp_..., a PEM block) is real wherever it is pasted.
     # A guessed value that is words ("base64 encoded random bytes", "your key here") is a placeholder in prose,
@@ -163,7 +164,7 @@ def run(context: AnalyzerContext) -> AnalyzerOutput:
                 path, reported, _also = source.location(line)
                 for secret in secrets:
                     context.mask.add(path, reported, getattr(secret, "secret_value", None))
-                hits.append(_hit(source, line, secrets, lines, line in prose))
+                hits.append(_hit(source, line, secrets, lines, line in prose, context.loaded.reviewed))
     return AnalyzerOutput("secrets", tuple(hits), tuple(notes), time.monotonic() - started)
 
 

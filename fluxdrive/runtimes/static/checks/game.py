@@ -59,7 +59,7 @@ def _has_dt_param(function: Function) -> bool:
 
 def game_module(module: PyModule) -> bool:
     """True when the file imports a game library or lives under a game-ish folder."""
-    tokens = re.split(r"[/_.\-]", module.path.lower())
+    tokens = re.split(r"[/_.\-]", module.local_path.lower())
     if any(t in _GAME_PATH or "game" in t or t.startswith("procgen") for t in tokens):
         return True
     for node in module.of_type(ast.Import, ast.ImportFrom):

@@ -233,7 +233,7 @@ def _debug_assignment(node: ast.Assign, module: PyModule) -> str | None:
         elif isinstance(target, ast.Subscript) and snippet(target).endswith("config['DEBUG']"):
             return text
         elif isinstance(target, ast.Name) and target.id == "DEBUG" and top_level:
-            return text if _settings_file(module.path) else None
+            return text if _settings_file(module.local_path) else None
     return None
 
 

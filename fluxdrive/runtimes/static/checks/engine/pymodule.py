@@ -21,6 +21,7 @@ from fluxdrive.runtimes.static.checks.engine.syntax import (
     module_assignments,
 )
 from fluxdrive.runtimes.static.checks.engine.taint_spec import TaintSpec, shipped
+from fluxdrive.runtimes.static.placement import below
 
 T = TypeVar("T")
 # (the calling module's path, a template name as passed to render) -> (the template's path, its text)
@@ -43,6 +44,7 @@ class PyModule:
     tree: ast.Module
     lines: list[str] = field(default_factory=list)
     project: Project | None = field(default=None, repr=False)
+    reviewed: str = ""  # the directory the user named: whether this is a test is judged below it
     _walks: dict[int, list[ast.AST]] = field(default_factory=dict, repr=False)
     _assignments: dict[int, dict[str, ast.expr]] = field(default_factory=dict, repr=False)
     _memo: dict[Hashable, Any] = field(default_factory=dict, repr=False)
@@ -191,13 +193,18 @@ class PyModule:
         """Test files get fewer quality findings, and no request-taint ones (their apps serve no one)."""
         return self._test_module
 
+    @property
+    def local_path(self) -> str:
+        """The path below the directory the user named: what says whether this is a test, a setting, an example."""
+        return below(self.path, self.reviewed)
+
     @functools.cached_property
     def _test_module(self) -> bool:
         name = self.path.rsplit("/", 1)[-1]
         return (
             name.startswith("test_")
             or name.endswith("_test.py")
-            or "/tests/" in f"/{self.path}"
+            or "/tests/" in f"/{self.local_path}"
             or name == "conftest.py"
         )
 

@@ -83,12 +83,14 @@ def run_python_checks(
     project: ProjectSummaries | None = None,
     deadline: float | None = None,
     options: Mapping[str, Mapping[str, object]] | None = None,
+    reviewed: str = "",
 ) -> list[RanCheck]:
     """Run the named Python checks (all when ``names`` is None) on one file.
 
     ``project`` gives taint tracking the project's declarations and its helpers' summaries; past
     ``deadline`` (monotonic) the run raises :class:`TimeBoundError` and the caller skips the file.
-    ``options``: per check, the configured options of the checks that take some.
+    ``options``: per check, the configured options of the checks that take some; ``reviewed``: the
+    directory the user named (a file's role - test, settings - is judged below it).
     """
     specs = _select("python", names, options)
     if not specs:
@@ -101,7 +103,7 @@ def run_python_checks(
                 f"{path}: not valid Python ({exc.msg if isinstance(exc, SyntaxError) else exc}); Python checks skipped"
             )
             return []
-    module = PyModule(path, text, tree, project=project)
+    module = PyModule(path, text, tree, project=project, reviewed=reviewed)
     if module.is_test_module():
         specs = [spec for spec in specs if spec.tests]
     whole = [spec for spec in specs if not spec.nodes]
