@@ -49,6 +49,8 @@ if [ "$CHECK" -eq 1 ]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
+# One line up front, before anything is downloaded: what, how and why.
+echo "install-debian: installing$missing with ${SUDO:+sudo }apt-get (the suite runs the HTML report in a real browser and the peer channel on a real Redis; this takes a minute once)"
 start=$(date +%s)
 if ! $SUDO apt-get update -qq >/dev/null 2>&1; then
     echo "install-debian: apt-get update failed (no network or no package sources?);$missing not installed"

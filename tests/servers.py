@@ -118,13 +118,18 @@ class RayCluster:
 
     def client_env(self) -> dict[str, str]:
         """Environment of a driver (or a ``fluxdrive`` subprocess) that connects with the cluster's token."""
-        return {**os.environ, **_ray_env(self.token), "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+        return {**self.node_env(), "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+
+    def node_env(self) -> dict[str, str]:
+        """The cluster's token, and Ray's temp directory under the test's own (``RAY_TMPDIR``): no session files,
+        logs or ``ray_current_cluster`` left in the machine's ``/tmp/ray``, where ``--cluster auto`` looks."""
+        return {**os.environ, **_ray_env(self.token), "RAY_TMPDIR": str(self.temp_dir)}
 
     def add_worker(self, num_cpus: int = 1) -> subprocess.Popen[bytes]:
         """Start one more worker node (its own raylet) and wait until the cluster counts it."""
         command = [sys.executable, "-c", _RAY_START, "start", "--address", self.address]
         command += ["--node-ip-address", LOOPBACK, "--num-cpus", str(num_cpus), "--disable-usage-stats", "--block"]
-        env = {**os.environ, **_ray_env(self.token)}
+        env = self.node_env()
         env.pop("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", None)
         log = self.temp_dir / f"worker-{len(self.nodes)}.log"
         process = _start(command, env, log)
@@ -165,7 +170,13 @@ def ray_cluster(temp_dir: Path, *, head_cpus: int = 1, client_port: int | None =
     if client_port is not None:
         command += ["--ray-client-server-port", str(client_port)]
     command += ["--temp-dir", str(temp_dir / "ray"), "--block"]
-    env = {**os.environ, **_ray_env(cluster.token), "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+    # RAY_TMPDIR: the address file `ray start` leaves for `auto` goes under the test's directory, not /tmp/ray.
+    env = {
+        **os.environ,
+        **_ray_env(cluster.token),
+        "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+        "RAY_TMPDIR": str(temp_dir),
+    }
     head = _start(command, env, temp_dir / "head.log")
     cluster.nodes.append(head)
     try:

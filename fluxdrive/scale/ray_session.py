@@ -94,13 +94,25 @@ def _resolve_auto(address: str) -> tuple[str, str]:
     Why: given ``auto``, Ray reads ``RAY_ADDRESS``, then the address file an earlier ``ray start`` left in
     its temp directory (``/tmp/ray/ray_current_cluster``, under ``RAY_TMPDIR`` if set), then looks for a
     GCS process on this machine - and retries a stale address for more than ten minutes. Resolving it
-    first lets ``auto`` be probed and bounded exactly like an explicit ``HOST:PORT``."""
+    first lets ``auto`` be probed and bounded exactly like an explicit ``HOST:PORT``.
+
+    One difference, on purpose: the address file of the last ``ray start`` is the cluster ``auto``
+    means, even when some other Ray process runs on the machine. Ray lets any running GCS win over
+    the file, so a stale file next to another user's (or another test's) cluster connected to that
+    cluster - with the wrong token, waiting until the caller gave up - instead of saying the file is stale.
+    """
     if address != "auto":
         return address, address
     try:
-        from ray._private.services import get_ray_address_from_environment  # Ray 2.60's own lookup, checked
+        from ray._private.services import (  # Ray 2.60's own lookup, checked
+            find_bootstrap_address,
+            get_ray_address_from_environment,
+        )
     except ImportError:
         return address, address
+    named = os.environ.get("RAY_ADDRESS") or find_bootstrap_address(None)
+    if named:
+        return named, f"auto ({named})"
     try:
         resolved = get_ray_address_from_environment("auto", None)
     except ConnectionError:
