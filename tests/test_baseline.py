@@ -137,7 +137,9 @@ def test_only_the_new_finding_remains_after_lines_shift(cli: Cli, project: Path)
     assert outcome.suppressed_count == 2 and outcome.fixed_count == 0
     assert [f.title.split(" in ")[0] for f in outcome.synthesis.findings] == ["pickle.loads() deserializes `blob`"]
     assert outcome.synthesis.verdict == "needs-changes"  # the P0 was the baseline's: re-derived from the P1 left
-    assert "2 finding(s) already in the baseline .fluxdrive/baseline.json were suppressed" in outcome.synthesis.notes
+    said = "2 finding(s) already in the baseline .fluxdrive/baseline.json not shown; the 1 new one(s) numbered among"
+    assert any(line.startswith(said) for line in outcome.synthesis.info)  # information the user asked for
+    assert [f.id for f in outcome.synthesis.findings] == ["P1-1"]  # numbered among the new ones
     assert len(result.findings) == 3 and result.verdict == "risky"  # the input synthesis is unchanged
     assert outcome.synthesis is not result
 

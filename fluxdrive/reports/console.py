@@ -1,7 +1,8 @@
 """The short report a caller reads on stdout (PROTOCOL.md 5.8 and 11).
 
-Verdict and completion first, then findings by severity with convergence and
-a warning on single-agent P0/P1, the heat map, conflicts and the timeline in
+Verdict and completion first, then findings by severity with convergence
+(``N/M``, one M for the whole report: :mod:`fluxdrive.reports.tally`) and a
+warning on single-agent P0/P1, the heat map, conflicts and the timeline in
 one line each, and the paths of every output. It is built as plain text to a
 character budget (4,000 by default: a 7-agent review must cost a calling
 assistant well under 1,000 tokens); what does not fit is counted, never cut
@@ -14,6 +15,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from fluxdrive.reports.tally import ratio, reporters
 from fluxdrive.synthesis import Finding, Synthesis
 
 TITLE_WIDTH = 96  # without a terminal to fit (a pipe, a file, an MCP answer)
@@ -22,11 +24,14 @@ MIN_TITLE = 30
 VERDICT_COLOUR = {"SAFE": "32", "NEEDS-CHANGES": "33", "RISKY": "31", "INCOMPLETE": "31", "ERROR": "31"}
 
 
-def _finding_line(finding: Finding, width: int | None = None) -> str:
-    """One finding on one line; ``width`` (the terminal's columns) cuts the title so the line never wraps."""
+def _finding_line(finding: Finding, width: int | None = None, of: int = 0) -> str:
+    """One finding on one line; ``width`` (the terminal's columns) cuts the title so the line never wraps.
+
+    ``of``: the report's one convergence denominator (:func:`fluxdrive.reports.tally.reporters`).
+    """
     warning = " [single agent]" if finding.convergence <= 1 and finding.severity in ("P0", "P1") else ""
     where = f" {finding.location}" if finding.location else ""
-    prefix = f"  {finding.id:<6} {finding.convergence_label:>5}{warning} "
+    prefix = f"  {finding.id:<6} {ratio(finding, of):>5}{warning} "
     room = TITLE_WIDTH if width is None else max(MIN_TITLE, width - len(prefix) - len(where))
     title = finding.title if len(finding.title) <= room else finding.title[: room - 1] + "…"
     return f"{prefix}{title}{where}"
@@ -72,16 +77,36 @@ def _footer(result: Synthesis, files: list[Path]) -> list[str]:
     if result.conflicts:
         kinds = Counter(c.kind for c in result.conflicts)
         lines.append("Conflicts: " + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) + " (see summary.md)")
-    line = result.timeline
-    if line.entries:
-        lines.append(
-            f"Shared while working: {len(line.entries)} finding(s); {len(line.of_kind('adjustment'))} taken up by "
-            f"another reviewer; {len(line.of_kind('contradiction'))} disagreement(s) left open"
-        )
+    shared = _shared_line(result)
+    if shared:
+        lines.append(shared)
     if files:
         directory = files[0].parent
         lines.append(f"Files in {directory}: {', '.join(p.name for p in files)}")
     return lines
+
+
+def _shared_line(result: Synthesis) -> str | None:
+    """What the reviewers shared on the channel while working, counted in findings.
+
+    Why findings, not events: the timeline has one event per (finding,
+    reviewer) pair, so "12 finding(s); 15 taken up" read as more taken up
+    than shared. Counts of zero are left out: they say nothing.
+    """
+    line = result.timeline
+    if not line.entries:
+        return None
+
+    def findings(kind: str) -> int:
+        return len({(e.blocking_agent, e.summary, e.location) for e in line.of_kind(kind)})
+
+    parts = [f"Shared while working: {len(line.entries)} finding(s)"]
+    taken, open_ = findings("adjustment"), findings("contradiction")
+    if taken:
+        parts.append(f"{taken} of them taken up by another reviewer")
+    if open_:
+        parts.append(f"{open_} disputed by another reviewer and left open")
+    return "; ".join(parts)
 
 
 def skipped_line(result: Synthesis) -> str:
@@ -135,7 +160,11 @@ def render_console(
     """
     counts = result.counts()
     shown = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"
+    of = reporters(result)
     head = [f"Verdict: {result.verdict.upper()} ({shown})", reviewers_line(result)]
+    imported = of - len(result.agents_completed)
+    if imported and result.findings:  # --import-sarif's tools count as reporters: say what M is made of
+        head[1] += f"; N/{of} beside a finding counts these {of - imported} and {imported} imported tool(s)"
     if result.early_stop:
         head.append(f"Stage 2 not needed: {len(result.skipped_agents)} more reviewer(s) not launched (why: summary.md)")
     incomplete = result.incomplete
@@ -152,7 +181,7 @@ def render_console(
     omitted: Counter[str] = Counter()
     current = None
     for finding in result.findings:
-        line = _finding_line(finding, width)
+        line = _finding_line(finding, width, of)
         header = f"{finding.severity}:" if finding.severity != current else None
         cost = len(line) + 1 + (len(header) + 1 if header else 0)
         reserve = 80  # room for the "not shown" line

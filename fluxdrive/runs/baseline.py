@@ -53,7 +53,7 @@ from fluxdrive.errors import InputError
 from fluxdrive.reports.findings_json import FindingOut
 from fluxdrive.reports.fingerprint import FINGERPRINT_VERSION, MORE_PLACES, Fingerprinted, fingerprints, split_location
 from fluxdrive.runs.directory import RunDirectory
-from fluxdrive.synthesis import Finding, Synthesis
+from fluxdrive.synthesis import Conflict, Finding, Synthesis
 
 KIND_KEY = "kind"
 KIND = "fluxdrive-baseline"
@@ -342,8 +342,9 @@ def apply_baseline(synthesis: Synthesis, baseline: Baseline, root: Path) -> Base
 
     The input synthesis is not changed. The verdict stays ``error`` when it
     was (no agent completed); otherwise it is derived from the remaining
-    findings as synthesis derives it. A note says how many findings were
-    suppressed; the ``info`` lines say how many baseline findings this review
+    findings as synthesis derives it. The findings left are numbered again
+    (``P0-1``, ``P0-2``, ... among themselves), and ``info`` lines say how many
+    known findings are not shown and how many baseline findings this review
     did not find again (fixed - or outside what this review covered).
     Improvements are left as they are: they never count toward the verdict.
     """
@@ -358,25 +359,56 @@ def apply_baseline(synthesis: Synthesis, baseline: Baseline, root: Path) -> Base
     was = synthesis.findings_verdict
     verdict = was if was == "error" else derive_verdict(f.severity for f in kept)
     shown = shown_path(baseline.path, root)
-    notes = list(synthesis.notes)
     info = list(synthesis.info)
-    if suppressed:
-        notes.append(f"{len(suppressed)} finding(s) already in the baseline {shown} were suppressed")
+    if suppressed:  # what the user asked for, so information, not a warning
+        new = f"the {len(kept)} new one(s) numbered among themselves" if kept else "no new finding"
+        info.append(f"{len(suppressed)} finding(s) already in the baseline {shown} not shown; {new}")
     if fixed:
         info.append(
             f"{len(fixed)} finding(s) of the baseline {shown} were not found again "
             "(fixed, or outside what this review covered)"
         )
     hidden = {f.id for f in suppressed}
-    result = dataclasses.replace(
-        synthesis,
-        findings=kept,
-        findings_verdict=verdict,
-        notes=notes,
-        info=info,
-        conflicts=[c for c in synthesis.conflicts if c.finding is None or c.finding not in hidden],
-    )
+    kept, renamed = _renumbered(kept, hidden)
+    conflicts = [_renamed(c, renamed) for c in synthesis.conflicts if c.finding is None or c.finding not in hidden]
+    result = dataclasses.replace(synthesis, findings=kept, findings_verdict=verdict, info=info, conflicts=conflicts)
     return BaselineOutcome(synthesis=result, suppressed=suppressed, fixed=fixed)
+
+
+def _renumbered(kept: Sequence[Finding], hidden: set[str]) -> tuple[list[Finding], dict[str, str]]:
+    """Copies of ``kept`` numbered ``P0-1, P0-2, ...`` again in their order, and old id -> new id.
+
+    Why: synthesis numbered every finding, the known ones too, so a run whose
+    P0-1 was in the baseline listed an orphan ``P0-2`` and nothing said where
+    P0-1 went. References to a hidden finding are dropped with it.
+    """
+    counters: dict[str, int] = {}
+    renamed: dict[str, str] = {}
+    for finding in kept:
+        prefix = finding.id.rsplit("-", 1)[0] if "-" in finding.id else finding.severity
+        counters[prefix] = counters.get(prefix, 0) + 1
+        renamed[finding.id] = f"{prefix}-{counters[prefix]}"
+
+    def ids(old: Sequence[str]) -> list[str]:
+        return [renamed.get(i, i) for i in old if i not in hidden]
+
+    copies = [
+        dataclasses.replace(
+            f, id=renamed[f.id], co_located_with=ids(f.co_located_with), cross_references=ids(f.cross_references)
+        )
+        for f in kept
+    ]
+    return copies, renamed
+
+
+def _renamed(conflict: Conflict, renamed: Mapping[str, str]) -> Conflict:
+    """``conflict`` naming its finding by the new id (its text starts with the id when it names one)."""
+    old = conflict.finding
+    if old is None or old not in renamed:
+        return conflict
+    new = renamed[old]
+    text = new + conflict.text[len(old) :] if conflict.text.startswith(old + " ") else conflict.text
+    return dataclasses.replace(conflict, finding=new, text=text)
 
 
 # --------------------------------------------------------------------------

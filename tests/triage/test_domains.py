@@ -107,7 +107,7 @@ def test_fresh_cache_is_used_and_a_manifest_change_makes_it_stale(make_project) 
     assert detect_cached(root, CONFIG).source == "cache"
     (root / "pyproject.toml").write_text('[project]\nname = "shop"\ndependencies = ["fastapi", "pygame"]\n')
     again = detect_cached(root, CONFIG)
-    assert again.source == "detected" and "stale" in again.notes[0]
+    assert again.source == "detected" and again.notes == []  # refreshing a stale cache is routine: no warning
 
 
 def test_a_sub_project_manifest_change_makes_the_cache_stale(make_project) -> None:  # type: ignore[no-untyped-def]
