@@ -9,6 +9,11 @@ fenced code block as a separate source in the block's language, so
 ``server.js`` pasted into a plan is analyzed like ``server.js`` - and its
 findings point back at the document line (``plan.md:42``) and, when a heading
 names the file, at the file's own line (``server.js:19``).
+
+A code block is an *example* (``Source.example``) unless its document says it
+runs as code: a Markdown notebook (Jupytext or MyST-NB front matter with
+``jupyter:``, ``jupytext:``, ``kernelspec:`` or ``file_format: mystnb``).
+:mod:`~fluxdrive.runtimes.static.snippets` says what is reported on examples.
 """
 
 from __future__ import annotations
@@ -82,6 +87,7 @@ class Source:
     line_offset: int = 0
     also: str | None = None
     block_of: str | None = None
+    example: bool = False  # a code block its document shows rather than runs (see runs_as_code)
 
     @property
     def is_document(self) -> bool:
@@ -130,9 +136,26 @@ def _named_file(lines: list[str], fence_index: int) -> str | None:
     return None
 
 
+_NOTEBOOK = re.compile(r"^(?:jupyter|jupytext|kernelspec)\s*:|^file_format\s*:\s*[\"']?mystnb\b", re.M)
+
+
+def runs_as_code(text: str) -> bool:
+    """A markdown document whose code blocks run as code: a notebook by its front matter (Jupytext, MyST-NB).
+
+    Everything else - a README, a tutorial, an RFC - shows its code to a
+    reader, who copies excerpts of it: a snippet there is an example.
+    """
+    lines = text.split("\n", 400)
+    if not lines or lines[0].strip() != "---":
+        return False
+    end = next((i for i, line in enumerate(lines[1:400], start=1) if line.strip() in ("---", "...")), None)
+    return end is not None and bool(_NOTEBOOK.search("\n".join(lines[1:end])))
+
+
 def code_blocks(document: str, text: str) -> Iterator[Source]:
     """Every fenced code block of a markdown document in a language we analyze."""
     lines = text.splitlines()
+    example = not runs_as_code(text)
     index, count = 0, 0
     while index < len(lines):
         opening = re.match(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*)", lines[index])
@@ -165,6 +188,7 @@ def code_blocks(document: str, text: str) -> Iterator[Source]:
                 line_offset=index + 1,
                 also=named if same_language else None,
                 block_of=document,
+                example=example,
             )
         index = end + 1
 

@@ -170,6 +170,43 @@ def is_decision_record(doc: DocModule) -> bool:
     return decided and bool(names & {"context", "status", "consequences", "considered options"})
 
 
+# Sections of a document written to gather comments (the Rust RFC template, PEPs, KEPs): a "Motivation" and
+# the alternatives it weighed. Such a document lists its unresolved questions for its reviewers to answer.
+_DELIBERATION = frozenset(
+    {
+        "drawbacks",
+        "alternatives",
+        "rationale and alternatives",
+        "alternatives considered",
+        "considered alternatives",
+        "prior art",
+        "rejected ideas",
+        "rejected alternatives",
+        "future possibilities",
+    }
+)
+_SELF_PROPOSAL = re.compile(r"\bthis (?:rfc|pep|kep|proposal)\b", re.I)
+_COMMENT_WORDS = frozenset({"rfc", "rfcs", "pep", "kep", "proposal", "proposed", "draft"})
+
+
+def asks_for_comments(doc: DocModule) -> bool:
+    """A request for comments (an RFC, PEP, KEP, proposal or draft): its open questions are addressed to its reviewers.
+
+    Known by its title or file name, its front matter ``status`` (draft, proposed), its words ("this RFC",
+    "this proposal"), or the shape of the RFC template: a Motivation section and one weighing drawbacks or
+    alternatives.
+    """
+    name = doc.path.rsplit("/", 1)[-1].rsplit(".", 1)[0].replace("_", " ").replace("-", " ")
+    if (words(title(doc)) | words(name)) & _COMMENT_WORDS or "request for comments" in title(doc).lower():
+        return True
+    if words(front_matter(doc).get("status", "")) & {"draft", "proposed", "proposal"}:
+        return True
+    if _SELF_PROPOSAL.search(doc.text):  # "The goal of this RFC", "this proposal adds"
+        return True
+    names = {_heading_key(h.text) for h in doc.headings}
+    return "motivation" in names and bool(names & _DELIBERATION)
+
+
 def _heading_key(text: str) -> str:
     return re.sub(r"^[\d.\s]+", "", text.strip().strip("*_").lower()).rstrip(":")
 

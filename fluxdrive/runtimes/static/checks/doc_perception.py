@@ -81,10 +81,30 @@ _HEDGE = re.compile(
 _STRONG_HEDGE = re.compile(
     r"\b(might|could|possibly|ideally|maybe|perhaps|hopefully|if possible|try to|probably)\b", re.I
 )
+# A heading that names a requirements section ("Requirements", "Functional requirements", "Requirements for X",
+# "Duties and constraints", "Scope"), not one that merely contains the word ("Reborrow constraints" names a topic
+# in two words at most, "An aside: explicit WF requirements on types" does not; "Traits in scope" is a rule).
 _REQUIREMENTS_HEADING = re.compile(
-    r"\b(requirements?|acceptance criteria|must[- ]haves?|success criteria|definition of done|constraints|"
-    r"functional|non-functional|scope|in scope|specification)\b"
+    r"^(?:\S+\s+){0,2}?(requirements?|acceptance criteria|must[- ]haves?|success criteria|definition of done|"
+    r"constraints|specification)\b|^(in scope|scope|functional|non-functional)\b"
 )
+_HEADING_PARTS = re.compile(r",\s*(?:and\s+)?|\s+(?:and|&)\s+|\s*/\s*")
+# A sentence that describes rather than requires: an example, an alternative, an aside in parentheses ...
+_ASIDE = re.compile(r"\b(for example|for instance|e\.g\.|i\.e\.|alternatively|otherwise)\b|\(", re.I)
+# ... or a hedge inside a subordinate clause ("since it might", "the possibility that C++ may", "some of which may").
+_SUBORDINATE = re.compile(
+    r"\b(if|when|whenever|whether|since|because|although|though|while|which|that|unless|so|where|how|what|why)\b",
+    re.I,
+)
+# ... and, for might / could / may and the like (not "should": "we should create a team" is a plan), a person or a
+# pronoun as the one who might: "you might wonder", "one could access", "there could be", "it might be possible".
+_SPECULATING = re.compile(
+    r"\b(you|one|we|i|they|someone|anyone|no one|nobody|people|readers?|there|this|it|these|those)\W*$", re.I
+)
+_NARRATING = re.compile(r"^\W*(not|never|n't|have|had)\b", re.I)  # "could not predict", "might have been"
+_NEGATED = re.compile(r"\b(not|never|no)\s+$", re.I)  # "does not try to": no hedge at all
+_CLAUSE_START = re.compile(r".*(?:(?<!e\.g)(?<!i\.e)[.!?;:]\s|^)", re.S)
+_QUESTION = re.compile(r"^[^.!]*\?")  # the sentence goes on to a question mark: it asks, it does not require
 _NOT_REQUIREMENTS = re.compile(r"\b(out of scope|non-goals?|nice to have|future|open questions?|maybe later|stretch)\b")
 _REQUIREMENT_ID = re.compile(r"^\s*(?:[-*]\s+)?\**(?:R|REQ|FR|NFR|AC)[-\s]?\d+\b")
 _RFC2119 = re.compile(r"\b(RFC\s?2119|RFC\s?8174|BCP\s?14)\b")
@@ -310,8 +330,31 @@ def inconsistent_terms(doc: DocModule) -> Iterator[CheckHit]:
 
 def _requirement_sections(doc: DocModule) -> list[_prose.Section]:
     return [
-        s for s in _prose.sections(doc) if _REQUIREMENTS_HEADING.search(s.key) and not _NOT_REQUIREMENTS.search(s.key)
+        s
+        for s in _prose.sections(doc)
+        if any(_REQUIREMENTS_HEADING.search(part) for part in _HEADING_PARTS.split(s.key))
+        and not _NOT_REQUIREMENTS.search(s.key)
     ]
+
+
+def _describes(before: str, word: str, after: str) -> bool:
+    """True when a hedge sits in a sentence that describes (what could happen, what someone might think).
+
+    ``before`` is its sentence up to the hedge (from the start of its paragraph or list item), ``after`` the
+    rest of its line. A requirement states what the system does: "The service could return 404".
+    """
+    sentence = _CLAUSE_START.sub("", before, count=1)
+    clause = sentence.rsplit(",", 1)[-1]  # "When used in an ABI, it should ...": the main clause follows the comma
+    if _ASIDE.search(sentence) or _SUBORDINATE.search(clause) or _NEGATED.search(clause) or _QUESTION.match(after):
+        return True
+    if word.lower() == "should":
+        return False
+    return bool(_SPECULATING.search(clause) or _NARRATING.match(after))
+
+
+def _paragraph_starts(doc: DocModule) -> dict[int, int]:
+    """The first line of the paragraph or list item each prose line belongs to."""
+    return {n: block.line for block in _prose.blocks(doc) for n in range(block.line, block.end + 1)}
 
 
 @document_check(
@@ -324,8 +367,12 @@ def _requirement_sections(doc: DocModule) -> list[_prose.Section]:
         "# PRD: exports\n\n## Requirements\n\n1. Exports might include archived projects.\n2. The file should ideally "
         "open in Excel.\n\n## Out of scope\n\n- PDF, maybe later.\n",
         "# Spec\n\n- R1: The importer could retry failed rows.\n",
+        "# Orders API spec\n\n## Requirements\n\n- The service could return 404 for an order that is archived.\n",
     ],
     no_match=[
+        "# IDE support\n\n## Requirements\n\nThe server must be safe under concurrent requests. For example, "
+        "several builds could\noverlap. There could be multiple clients, and you might wonder why.\n",
+        "# Projections\n\n## An aside: explicit WF requirements on types\n\nThe bound might be quite remote.\n",
         "# PRD: exports\n\n## Requirements\n\n1. Exports include archived projects.\n2. The file opens in Excel 2019 "
         "and later.\n\n## Out of scope\n\n- PDF, maybe later.\n",
         "# API spec\n\nThe key words MUST and SHOULD are to be interpreted as described in RFC 2119.\n\n"
@@ -336,18 +383,26 @@ def hedged_requirements(doc: DocModule) -> Iterator[CheckHit]:
     rfc2119 = bool(_RFC2119.search(doc.text))
     excluded = [s for s in _prose.sections(doc) if _NOT_REQUIREMENTS.search(s.key)]
     wanted = _requirement_sections(doc)
-    for number, text in _prose.prose_lines(doc):
+    texts = dict(_prose.prose_lines(doc))
+    starts = _paragraph_starts(doc)
+    for number, text in texts.items():
         if any(s.contains(number) for s in excluded):
             continue
         raw = doc.lines[number - 1]
         in_section = next((s for s in wanted if s.contains(number)), None)
         if in_section is None and not _REQUIREMENT_ID.match(raw):
             continue
+        earlier = " ".join(texts.get(n, "") for n in range(starts.get(number, number), number))
+        item = _prose.ITEM.match(text)
+        offset = item.start(1) if item else 0  # the sentence starts after the list marker
         for match in _HEDGE.finditer(text):
             word = match.group(0)
             if rfc2119 and word.isupper():
                 continue
             if word.lower() == "may" and _PERMISSION.search(text[: match.end()]):
+                continue
+            before = f"{earlier} {text[offset : max(offset, match.start())]}"
+            if _describes(before, word, text[match.end() :]):
                 continue
             where = f'"{in_section.heading.text}"' if in_section else "a numbered requirement"
             yield CheckHit(

@@ -1,9 +1,11 @@
 """Document checks for plans, specs and PRDs (fd-user-product, offline).
 
 What a careful reviewer flags in a written plan before reading for meaning:
-unresolved markers, open questions nobody owns, sections the document kind
-needs but lacks, requirements too vague to test, links to files that do not
-exist, and, for HTTP API specs, the usual contract gaps.
+unresolved markers, open questions nobody owns (in a plan about to be
+carried out; an RFC's "Unresolved questions" are its request to its
+reviewers), sections the document kind needs but lacks, requirements too
+vague to test, links to files that do not exist, and, for HTTP API specs,
+the usual contract gaps.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from fluxdrive.runtimes.static.checks import _prose
 from fluxdrive.runtimes.static.checks.engine.document import DocModule
 from fluxdrive.runtimes.static.checks.engine.registry import CheckHit, CheckSeverity, document_check
 
@@ -127,9 +130,14 @@ def unresolved_markers(doc: DocModule) -> Iterator[CheckHit]:
         "# Plan\n\n## Open Questions\n\n- Should we shard by tenant? Owner: @maria, decide by 2026-12-01\n",
         "# Plan\n\n## Open questions\n\n- Do we move Basildon in Q1 or wait for their upgrade? (Ben)\n",
         "# Plan\n\n## Decisions\n\n- We shard by tenant.\n",
+        "# Summary\n\nAdd `try` blocks.\n\n# Motivation\n\nLess nesting.\n\n# Drawbacks\n\nNew syntax.\n\n"
+        "# Unresolved questions\n\n- Should `try` blocks allow labels?\n",
+        "# RFC: rate limits\n\n## Open questions\n\n- Per key or per IP?\n",
     ],
 )
 def open_questions(doc: DocModule) -> Iterator[CheckHit]:
+    if _prose.asks_for_comments(doc):
+        return  # an RFC lists what it asks its reviewers to settle: that section is the point, not a defect
     sections = [(h, i) for i, h in enumerate(doc.headings) if _OPEN_HEADING.search(h.text)]
     for heading, index in sections:
         end = doc.headings[index + 1].line if index + 1 < len(doc.headings) else len(doc.lines) + 1
