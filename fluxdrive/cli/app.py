@@ -20,6 +20,7 @@ from fluxdrive.cli import (
     evals,
     feedback,
     findings,
+    fix,
     fleet,
     gate,
     history,
@@ -89,5 +90,6 @@ app.command("mcp")(mcp.mcp_command)
 app.add_typer(knowledge.app, name="knowledge")
 app.add_typer(kb.app, name="kb")
 app.add_typer(publish.app, name="publish")
+app.command("fix")(fix.fix_command)
 app.add_typer(baseline.app, name="baseline")
 app.add_typer(fleet.app, name="fleet")

@@ -32,6 +32,15 @@ ProjectRoot = Annotated[
     Path | None,
     typer.Option("--project", metavar="DIR", help="The repository root finding paths are relative to."),
 ]
+LineFilter = Annotated[
+    str | None,
+    typer.Option(
+        "--filter",
+        metavar="added|diff_context|file|nofilter",
+        help="Findings shown (reviewdog's modes): on added lines, in the diff's hunks, in changed files, or all "
+        "(default: the review's, else added).",
+    ),
+]
 
 
 def latest_run(start: Path) -> Path:
@@ -103,6 +112,7 @@ def github(
             help="--mode checks: the check fails at or above this verdict.",
         ),
     ] = "risky",
+    line_filter: LineFilter = None,
     project: ProjectRoot = None,
 ) -> None:
     """Post the review in OUTPUT_DIR to a pull request: inline comments on changed lines, one summary comment
@@ -118,6 +128,7 @@ def github(
         request_changes=request_changes,
         summary_url=summary_url,
         fail_on=fail_on,
+        line_filter=line_filter,
     )
 
 
@@ -143,8 +154,18 @@ def gitlab(
     summary_url: Annotated[
         str | None, typer.Option("--summary-url", metavar="URL", help="Link the summary note to the full report.")
     ] = None,
+    line_filter: LineFilter = None,
     project: ProjectRoot = None,
 ) -> None:
     """Post the review in OUTPUT_DIR to a merge request: a diff discussion per finding on a changed line, one
     summary note edited in place on re-runs, discussions of fixed findings resolved. Token: GITLAB_TOKEN."""
-    _post("gitlab", output_dir, project, project=project_id, mr=mr, api_url=api_url, summary_url=summary_url)
+    _post(
+        "gitlab",
+        output_dir,
+        project,
+        project=project_id,
+        mr=mr,
+        api_url=api_url,
+        summary_url=summary_url,
+        line_filter=line_filter,
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,6 +117,15 @@ class ReviewFlags:
             "discussions and a summary note (GITLAB_TOKEN, CI_* variables).",
         ),
     ] = None
+    line_filter: Annotated[
+        str | None,
+        typer.Option(
+            "--filter",
+            metavar="added|diff_context|file|nofilter",
+            help="A diff review's findings (reviewdog's modes): on added lines (default), in the diff's hunks, "
+            "in changed files, or all; the verdict follows, and the summary counts what was left out.",
+        ),
+    ] = None
     since_last: Annotated[
         bool, typer.Option("--since-last", help="Review what changed since this branch's last reviewed commit.")
     ] = False
@@ -188,6 +198,7 @@ class ReviewFlags:
             output_dir=self.output_dir,
             baseline=self.baseline,
             import_sarif=tuple(self.import_sarif or ()),
+            line_filter=self.line_filter,
         )
 
 
@@ -195,7 +206,7 @@ class ReviewFlags:
 def review_command(flags: ReviewFlags) -> None:
     """Review TARGET: triage, approval, Stage 1, research, expansion, Stage 2, synthesis; print the verdict."""
     from fluxdrive import api
-    from fluxdrive.launch.progress import PlainProgress, Recorder, progress_for
+    from fluxdrive.launch.progress import Recorder, heartbeat_from, progress_for
     from fluxdrive.reports import render_codeclimate, render_console, render_json, render_sarif, render_summary
     from fluxdrive.reports.console import agent_lines, colour_verdict
 
@@ -205,7 +216,8 @@ def review_command(flags: ReviewFlags) -> None:
     interactive = sys.stdin.isatty() and sys.stderr.isatty() and given != "-"
     stdin_text = read_stdin() if given == "-" else None
     quiet = flags.quiet
-    progress = Recorder() if quiet else progress_for(sys.stderr) if interactive else PlainProgress(sys.stderr)
+    beat = heartbeat_from(os.environ)
+    progress = Recorder() if quiet else progress_for(sys.stderr, live=interactive, heartbeat_s=beat)
     talk = api.Interaction(progress=progress, ask=_ask if interactive else None, say=_say)
     run = _run(given, flags.settings(stdin_text), talk, flags.cluster, output_format)
     if not run.approved:
@@ -259,6 +271,10 @@ def _check_options(flags: ReviewFlags) -> None:
         fail_on_rank(fail_on)
     if expand is not None and expand not in EXPAND:
         raise UsageError(f"unknown --expand value {expand!r}", hint="use recommended, all, none or ask")
+    if flags.line_filter is not None:
+        from fluxdrive.reports.diff_filter import check_mode
+
+        check_mode(flags.line_filter)
     if publish is not None:
         from fluxdrive.publish.registry import resolve
 

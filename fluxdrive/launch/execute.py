@@ -149,17 +149,33 @@ def _prepare(output_dir: Path, plan: ReviewPlan, progress: Progress) -> None:
     result = plan.triage
     write_outputs(result, output_dir)
     write_input_copy(output_dir, plan.target)
-    progress.phase(
-        f"Triage: {len(result.in_stage(1))} agent(s) in Stage 1, {len(result.in_stage(2))} in Stage 2, "
-        f"{len(result.in_stage('pool'))} in the pool (ceiling {result.ceiling.total}; "
-        f"domains: {', '.join(result.domains) or 'none'})"
-    )
+    progress.phase(triage_line(result))
     if not result.in_stage(1):
         progress.close()
         raise ReviewError(
             "triage selected no agent for this input",
             hint="nothing in it matches any agent's concerns; pass --agents to choose reviewers",
         )
+
+
+def triage_line(result: Triage) -> str:
+    """What triage decided, in one line that never contradicts itself.
+
+    Why two shapes: the slot ceiling bounds the agents a staged review picks
+    for Stage 1 and 2. Unstaged (offline, no tokens; or the whole roster fits
+    the budget) every candidate runs in Stage 1 whatever the ceiling, so
+    "12 agents in Stage 1 (ceiling 4)" read as a contradiction: the line says
+    there is no ceiling instead, and leaves out stages that hold nobody.
+    """
+    domains = f"domains: {', '.join(result.domains) or 'none'}"
+    first, second, pool = len(result.in_stage(1)), len(result.in_stage(2)), len(result.in_stage("pool"))
+    if result.staged:
+        return (
+            f"Triage: {first} agent(s) in Stage 1, {second} in Stage 2, {pool} in the pool "
+            f"(ceiling {result.ceiling.total}; {domains})"
+        )
+    later = "".join(f", {n} in {where}" for n, where in ((second, "Stage 2"), (pool, "the pool")) if n)
+    return f"Triage: {first} agent(s) in Stage 1{later} (unstaged: no slot ceiling; {domains})"
 
 
 def _bind_channel(output_dir: Path, config: Config) -> list[str]:
@@ -251,6 +267,7 @@ def _synthesize(
             synthesis = _merge_imports(launcher, synthesis, plan)
         if plan.baseline is not None:  # learning saw every finding; the reports and the verdict see the new ones
             synthesis = apply_baseline(synthesis, plan.baseline, Path(launcher.target.root)).synthesis
+        synthesis = _finish_findings(launcher, plan, synthesis)
         files = write_reports(synthesis)
         if launcher.config.verdicts.format != "fluxdrive":
             _write_clavain(launcher, synthesis)
@@ -259,6 +276,17 @@ def _synthesize(
     manifest = finish(manifest, launcher, phases)
     write_manifest(output_dir, manifest)
     return synthesis, files, manifest
+
+
+def _finish_findings(launcher: Launcher, plan: ReviewPlan, synthesis: Synthesis) -> Synthesis:
+    """A diff review's findings filtered to the change (--filter, verdict re-derived); suggested fixes attached."""
+    from fluxdrive.fixes import attach_suggestions
+    from fluxdrive.reports.diff_filter import DEFAULT_MODE, DiffLines, apply_filter, check_mode
+
+    if launcher.target.kind == "diff":
+        mode = check_mode(plan.settings.line_filter or DEFAULT_MODE)
+        synthesis = apply_filter(synthesis, DiffLines.from_diff(launcher.target.diff_text or ""), mode)
+    return attach_suggestions(synthesis, Path(launcher.target.root))
 
 
 def _merge_imports(launcher: Launcher, synthesis: Synthesis, plan: ReviewPlan) -> Synthesis:

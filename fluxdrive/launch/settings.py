@@ -56,6 +56,9 @@ class ReviewSettings:
     output_dir: Path | None = None
     baseline: Path | None = None  # report only findings not in this baseline
     import_sarif: tuple[Path | str, ...] = ()  # other analyzers' SARIF results merged into the findings
+    # A diff review's findings filter (reviewdog's modes, fluxdrive.reports.diff_filter); None: ``added``,
+    # the lines the change added - what the static runtime has always limited a diff review to.
+    line_filter: str | None = None
 
     def but(self, **changes: Any) -> ReviewSettings:
         """These settings with ``changes``."""

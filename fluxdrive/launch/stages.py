@@ -214,11 +214,10 @@ class Launcher:
 
     def _research(self) -> tuple[ResearchOutcome, ...]:
         settings, say = self.config.research, self.deps.progress.phase
+        if not self.plan.candidates:  # the expansion decision says once that there is no Stage 2
+            return ()
         if not settings.enabled:
             say("Research: disabled")
-            return ()
-        if not self.plan.candidates:
-            say("Research: skipped (there is no Stage 2)")
             return ()
         if not any(f.severity in ("P0", "P1") and not f.improvement for f in self.stage1_findings):
             say("Research: skipped (no P0/P1 finding in Stage 1)")
@@ -288,7 +287,8 @@ class Launcher:
             tokens_for=self._tokens_for,
             evidence=plan.evidence,
         )
-        say(render_dropout(dropout))
+        if plan.candidates:  # with no Stage 2 at all, the expansion decision's one line says so
+            say(render_dropout(dropout))
         launched = self.record.launched
         failed = all(r.outcome.value != "completed" for n, r in self.record.results.items() if launched.get(n) == 1)
         decision = decide(

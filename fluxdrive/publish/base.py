@@ -19,8 +19,10 @@ Capabilities are class attributes: ``name`` (the entry point's name), ``token_en
 (``review`` first; any other is a status mode) and ``inline_in_one_request`` - True where the forge
 takes every inline comment in one request (a GitHub review: a refusal moves them all to the summary,
 after the findings outside the diff), False where each is its own request (a GitLab discussion: a
-refused one joins the summary in its place). The words :meth:`Publisher.describe` uses are class
-attributes too.
+refused one joins the summary in its place), and ``suggestion_fence`` - the info string of the
+forge's suggested-change block (GitHub ``suggestion``: the comment spans exactly the lines replaced;
+GitLab ``suggestion:-{above}+{below}``: lines around the commented one), or "" for a forge without
+one. The words :meth:`Publisher.describe` uses are class attributes too.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ class InlineComment:
     finding: PublishedFinding
     anchor: Anchor
     body: str
+    suggested: bool = False  # the body carries a suggested change of exactly the anchor's lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +81,9 @@ class PublishResult:
     inline_posted: int = 0
     already_posted: int = 0
     outside_diff: int = 0
+    suggestions: int = 0
+    left_out: int = 0  # findings outside --filter (at review time and here), not shown
+    line_filter: str = ""
     resolved: int = 0
     resolved_by_reply: int = 0
     summary_comment_id: int | None = None
@@ -105,6 +111,7 @@ class Publisher(abc.ABC):
     token_env_var: ClassVar[str]
     modes: ClassVar[tuple[str, ...]] = ("review",)
     inline_in_one_request: ClassVar[bool] = False
+    suggestion_fence: ClassVar[str] = ""
     inline_noun: ClassVar[str] = "inline comment"
     already_said: ClassVar[str] = "already commented"
     summary_noun: ClassVar[str] = "summary comment"
@@ -218,8 +225,12 @@ class Publisher(abc.ABC):
         parts = [cls.inline_said(result)]
         if result.already_posted:
             parts.append(f"{result.already_posted} {cls.already_said}")
+        if result.suggestions:
+            parts.append(f"{result.suggestions} with a suggested change")
         if result.outside_diff:
             parts.append(f"{result.outside_diff} outside the diff (in the summary)")
+        if result.left_out:
+            parts.append(f"{result.left_out} outside the changed lines not shown (--filter {result.line_filter})")
         if result.resolved or result.resolved_by_reply:
             parts.append(f"{result.resolved + result.resolved_by_reply} fixed finding(s) resolved")
         verb = "updated" if result.summary_updated else "posted"

@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from fluxdrive.reports.diff_filter import DiffLines
+
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 _HUNK_BOTH = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
@@ -36,6 +38,23 @@ def right_side_hunks(patch: str) -> list[frozenset[int]]:
         hunks[-1].add(line)  # "+" added, " " (or an empty line) context
         line += 1
     return [frozenset(h) for h in hunks]
+
+
+def added_lines(patch: str) -> frozenset[int]:
+    """The new-file line numbers of the lines ``patch`` adds."""
+    added: set[int] = set()
+    line = 0
+    for text in patch.splitlines():
+        header = _HUNK.match(text)
+        if header:
+            line = int(header.group(1))
+            continue
+        if not line or text.startswith(("\\", "-")):
+            continue
+        if text.startswith("+"):
+            added.add(line)
+        line += 1
+    return frozenset(added)
 
 
 def context_old_lines(patch: str) -> dict[int, int]:
@@ -78,6 +97,7 @@ class DiffIndex:
     """The commentable RIGHT-side lines of every file of a pull request, hunk by hunk."""
 
     files: dict[str, list[frozenset[int]]] = field(default_factory=dict)
+    added: dict[str, frozenset[int]] = field(default_factory=dict)  # the "+" lines: --filter added
 
     @classmethod
     def from_pull_files(cls, files: Iterable[Mapping[str, object]]) -> DiffIndex:
@@ -88,9 +108,24 @@ class DiffIndex:
             name, patch, status = item.get("filename"), item.get("patch"), item.get("status")
             if not isinstance(name, str):
                 continue
-            hunks = right_side_hunks(patch) if isinstance(patch, str) and status != "removed" else []
-            index.files[name] = hunks
+            text = patch if isinstance(patch, str) and status != "removed" else ""
+            index.add(name, text)
         return index
+
+    def add(self, path: str, patch: str) -> None:
+        """The file ``path`` of the change, with its ``patch`` ("" for none: no commentable line)."""
+        self.files[path] = right_side_hunks(patch)
+        self.added[path] = added_lines(patch)
+
+    def lines(self) -> DiffLines:
+        """The line sets :mod:`fluxdrive.reports.diff_filter` filters findings by."""
+        hunks = {p: frozenset().union(*h) for p, h in self.files.items()}
+        # a forge that lists only hunks (a plugin filling ``files``): every line of them counts as added
+        return DiffLines(added={p: self.added.get(p, lines) for p, lines in hunks.items()}, hunks=hunks)
+
+    def same_hunk(self, path: str, start: int, end: int) -> bool:
+        """True when every line ``start``..``end`` of ``path`` is in one hunk (a suggestion may replace them)."""
+        return any(all(n in hunk for n in range(start, end + 1)) for hunk in self.files.get(path, ()))
 
     def hunk_of(self, path: str, line: int) -> int | None:
         """The index of the hunk of ``path`` holding ``line`` on the RIGHT side, or None."""

@@ -227,6 +227,7 @@ class GitHubPublisher(Publisher):
     token_env_var = "GITHUB_TOKEN"  # noqa: S105 - the name of the variable, not a token
     modes = MODES
     inline_in_one_request = True  # one review carries every inline comment
+    suggestion_fence = "suggestion"  # the comment spans exactly the lines replaced (start_line..line)
 
     def __init__(
         self,

@@ -52,7 +52,7 @@ from typing import Any
 
 from fluxdrive.errors import UsageError
 from fluxdrive.publish.base import InlineComment, Publisher, PublishResult, ReviewRound
-from fluxdrive.publish.diff import DiffIndex, context_old_lines, right_side_hunks
+from fluxdrive.publish.diff import DiffIndex, context_old_lines
 from fluxdrive.publish.driver import post
 from fluxdrive.publish.gitlab_api import DEFAULT_API_URL, GitLabApiError, GitLabClient, project_path
 
@@ -94,7 +94,7 @@ class _Diffs:
             text = (
                 patch if isinstance(patch, str) and not item.get("deleted_file") and not item.get("too_large") else ""
             )
-            found.index.files[new] = right_side_hunks(text)
+            found.index.add(new, text)
             found.old_path[new] = old if isinstance(old, str) and old else new
             found.unchanged[new] = context_old_lines(text)
         return found
@@ -144,6 +144,7 @@ class GitLabPublisher(Publisher):
 
     name = "gitlab"
     token_env_var = "GITLAB_TOKEN"  # noqa: S105 - the name of the variable, not a token
+    suggestion_fence = "suggestion:-{above}+{below}"  # GitLab: lines above and below the commented one
     inline_noun = "discussion"
     already_said = "already discussed"
     summary_noun = "summary note"

@@ -105,13 +105,25 @@ def counts_line(report: RunReport) -> str:
     return " · ".join(parts) if parts else "no findings"
 
 
-def finding_comment(finding: PublishedFinding, *, extra_places: Iterable[str] = ()) -> str:
-    """The body of one inline comment."""
+def suggestion_block(lines: Iterable[str], info: str) -> str:
+    """A suggested-change block (info string ``suggestion`` on GitHub, ``suggestion:-N+M`` on GitLab) whose
+    content replaces the commented lines verbatim; the fence is longer than any backtick run in it, so
+    the code cannot close it."""
+    body = list(lines)
+    longest = max((len(run) for line in body for run in re.findall(r"`+", line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return "\n".join([fence + info, *body, fence])
+
+
+def finding_comment(finding: PublishedFinding, *, extra_places: Iterable[str] = (), suggestion: str = "") -> str:
+    """The body of one inline comment (``suggestion``: a :func:`suggestion_block` for the commented lines)."""
     lines = [f"**{_severity(finding.severity)} · {text(finding.title, 500)}**", ""]
     if finding.why:
         lines += [text(finding.why), ""]
     if finding.fix:
         lines += [f"**Fix:** {text(finding.fix)}", ""]
+    if suggestion:
+        lines += [suggestion, ""]
     others = list(extra_places)
     if others:
         shown = ", ".join(code(p) for p in others[:10])
@@ -156,8 +168,11 @@ def summary_comment(
     outside: list[PublishedFinding],
     resolved: int = 0,
     summary_url: str | None = None,
+    left_out: int = 0,
+    line_filter: str = "",
 ) -> str:
-    """The summary comment: verdict, counts, what is inline, the findings outside the diff, the agents."""
+    """The summary comment: verdict, counts, what is inline, the findings outside the diff, the agents
+    (``left_out``: findings outside the changed lines that ``--filter line_filter`` does not show)."""
     verdict = _verdict(report.verdict)
     lines = [
         SUMMARY_MARKER,
@@ -172,6 +187,8 @@ def summary_comment(
     said = [f"{len(inline)} finding(s) on changed lines are commented inline"]
     if outside:
         said.append(f"{len(outside)} outside the diff are listed below")
+    if left_out:
+        said.append(f"{left_out} finding(s) outside the changed lines not shown (--filter {text(line_filter, 20)})")
     if resolved:
         said.append(f"{resolved} fixed since the last run (threads resolved)")
     if report.improvements:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fluxdrive.errors import FluxdriveError
-from fluxdrive.reports.findings_json import FindingOut
+from fluxdrive.reports.findings_json import FindingOut, SuggestionOut
 from fluxdrive.runs.directory import RunDirectory
 from fluxdrive.synthesis.dedup import normalize_title
 from fluxdrive.synthesis.prose import issue_notes
@@ -65,6 +65,7 @@ class PublishedFinding:
     convergence: str = ""
     why: str = ""
     fix: str = ""
+    suggestions: tuple[SuggestionOut, ...] = ()  # mechanical fixes, one per place that has one
 
     @property
     def place(self) -> Place | None:
@@ -96,6 +97,7 @@ class RunReport:
     improvements: int = 0
     validation: str = ""
     notes: list[str] = field(default_factory=list)
+    line_filter: tuple[str, int] | None = None  # the review's --filter and how many findings it left out
 
 
 def parse_place(location: str, root: Path | None = None) -> Place:
@@ -158,6 +160,7 @@ def _finding(
         convergence=item.convergence_ratio,
         why=why,
         fix=fix,
+        suggestions=tuple(item.suggestions),
     )
 
 
@@ -178,4 +181,5 @@ def load_run(directory: Path, root: Path | None = None) -> RunReport:
         improvements=len(document.improvements),
         validation=document.validation,
         notes=list(document.notes),
+        line_filter=(document.line_filter.mode, document.line_filter.left_out) if document.line_filter else None,
     )

@@ -45,6 +45,25 @@ class ImportedOut(_Out):
     rule: str
 
 
+class SuggestionOut(_Out):
+    """A mechanical fix: ``lines`` replace ``path`` lines ``start``..``end`` (``fluxdrive fix`` applies it)."""
+
+    path: str
+    start: int = Field(ge=1)
+    end: int = Field(ge=1)
+    lines: list[str]
+    source: str = Field(description="where the fix came from: ruff:F401, fluxdrive:py-unsafe-deserialization")
+    applicability: Literal["safe", "unsafe", "display-only"]
+    digest: str = Field(description="sha256 of the replaced lines as the review read them")
+
+
+class LineFilterOut(_Out):
+    """A diff review's ``--filter`` (reviewdog's modes) and how many findings it left out."""
+
+    mode: Literal["added", "diff_context", "file", "nofilter"]
+    left_out: int = Field(ge=0)
+
+
 class FindingOut(_Out):
     """One merged finding."""
 
@@ -82,6 +101,9 @@ class FindingOut(_Out):
     imported_from: list[ImportedOut] = Field(
         default_factory=list,
         description="other analyzers' results (review --import-sarif) this finding stands for: tool and rule",
+    )
+    suggestions: list[SuggestionOut] = Field(
+        default_factory=list, description="mechanical fixes, one per place that has one (fluxdrive fix RUN)"
     )
 
 
@@ -189,6 +211,9 @@ class FindingsDocument(_Out):
     skipped_files: list[SkippedFileOut]
     notes: list[str]
     synthesis_timestamp: str
+    line_filter: LineFilterOut | None = Field(
+        default=None, description="a diff review's --filter; findings outside it are not in this file"
+    )
 
 
 def _mirror(model: type[_M], source: Any, **computed: Any) -> _M:
@@ -213,6 +238,7 @@ def _finding(finding: Finding) -> FindingOut:
         weighted_convergence=round(finding.weighted_convergence, 3),
         provenance={a: _provenance(p) for a, p in sorted(finding.provenance.items())},
         imported_from=[ImportedOut(tool=tool, rule=rule) for tool, rule in finding.imported_from],
+        suggestions=[_mirror(SuggestionOut, s, lines=list(s.lines)) for s in finding.suggestions],
     )
 
 
@@ -250,6 +276,9 @@ def build_document(result: Synthesis) -> FindingsDocument:
         ),
         conflicts=[_mirror(ConflictOut, c) for c in result.conflicts],
         skipped_files=[_mirror(SkippedFileOut, f) for f in result.skipped_files],
+        line_filter=LineFilterOut(mode=result.line_filter[0], left_out=result.line_filter[1])
+        if result.line_filter
+        else None,
     )
 
 

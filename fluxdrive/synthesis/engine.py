@@ -62,6 +62,7 @@ class Synthesis:
     skipped_files: list[SkippedFile] = field(default_factory=list)
     files_reviewed: int | None = None
     interrupted: bool = False
+    line_filter: tuple[str, int] | None = None  # a diff review's --filter and how many findings it left out
     manifest: RunManifest | None = field(default=None, repr=False)  # the run record it was built from, if any
     # The reviewed project, as the review that synthesized in memory knows it (None when read back from disk,
     # where run.json may only narrow the output directory's own project: a foreign run must not widen it).

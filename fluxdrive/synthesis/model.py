@@ -71,6 +71,25 @@ class AgentOutput:
         return self.status in (OutputStatus.ERROR, OutputStatus.MISSING)
 
 
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    """A mechanical fix of a finding: ``lines`` replace lines ``start``..``end`` of ``path`` (1-based, inclusive).
+
+    Why here: reports, the forges' suggestion blocks and ``fluxdrive fix`` all read it from the finding.
+    ``source`` names where it came from (``ruff:F401``, ``fluxdrive:py-unsafe-deserialization``),
+    ``applicability`` is ruff's word (``safe``: applied by default), ``digest`` the sha256 of the
+    replaced lines when the review read them, so a fix never lands on lines that changed since.
+    """
+
+    path: str
+    start: int
+    end: int
+    lines: tuple[str, ...]
+    source: str
+    applicability: str
+    digest: str
+
+
 @dataclass
 class Finding:
     """A merged finding, as the reports show it."""
@@ -104,6 +123,7 @@ class Finding:
     discovered_by: str | None = None
     acknowledged_by: list[str] = field(default_factory=list)
     imported_from: list[tuple[str, str]] = field(default_factory=list)  # (tool, rule) merged in by --import-sarif
+    suggestions: list[Suggestion] = field(default_factory=list)  # mechanical fixes (fluxdrive.fixes), by place
     members: list[RawFinding] = field(default_factory=list, repr=False)
 
     @property

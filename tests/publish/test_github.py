@@ -206,7 +206,7 @@ def test_finding_outside_the_diff_goes_to_the_summary_only(
     review(project, out, monkeypatch, ".")  # the whole project: the old injection in app/legacy.py too
     locations = {f["location"] for f in json.loads((out / "findings.json").read_text())["findings"]}
     assert "app/legacy.py:2" in locations
-    assert publish(monkeypatch, project, str(out)) == 0
+    assert publish(monkeypatch, project, "--filter", "nofilter", str(out)) == 0  # default added: left out
     inline = github.calls("POST", r"/repos/octo/app/pulls/7/reviews")[0].body["comments"]
     assert {c["path"] for c in inline} == {"app/db.py", "app/tools.py"}
     body = summary_comments(github)[0]["body"]

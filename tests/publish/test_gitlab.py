@@ -221,7 +221,7 @@ def test_finding_outside_the_diff_goes_to_the_summary_only(
     review(project, out, monkeypatch, ".")  # the whole project: the old injection in app/legacy.py too
     locations = {f["location"] for f in json.loads((out / "findings.json").read_text())["findings"]}
     assert "app/legacy.py:2" in locations
-    assert publish(monkeypatch, project, str(out)) == 0
+    assert publish(monkeypatch, project, "--filter", "nofilter", str(out)) == 0  # default added: left out
     posted = [p.body["position"]["new_path"] for p in gitlab.calls("POST", rf"{MR_PATH}/discussions")]
     assert sorted(posted) == ["app/db.py", "app/tools.py"]
     body = summary_notes(gitlab)[0]["body"]
@@ -364,7 +364,7 @@ def test_an_unchanged_line_carries_both_numbers(gitlab: FakeGitLab, tmp_path: Pa
         "CI_PROJECT_ID": str(PROJECT),
         "CI_MERGE_REQUEST_IID": "7",
     }
-    result = publish_gitlab(out, root=tmp_path, env=env)
+    result = publish_gitlab(out, root=tmp_path, env=env, line_filter="diff_context")
     assert result.discussions_posted == 2 and result.commit == "h" * 40
     positions = [p.body["position"] for p in gitlab.calls("POST", rf"{MR_PATH}/discussions")]
     assert (positions[0]["old_path"], positions[0]["new_line"], positions[0]["old_line"]) == ("old.py", 4, 3)

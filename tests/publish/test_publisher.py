@@ -116,7 +116,7 @@ def test_a_third_forge_is_one_class(tmp_path: Path) -> None:
         finding("P1-2", "outside the change", "b.py:3"),
         finding("P1-3", "on the refused line", "a.py:13"),
     )
-    result = post(MemoPublisher, first, root=tmp_path, env=env, board=board)
+    result = post(MemoPublisher, first, root=tmp_path, env=env, board=board, line_filter="nofilter")
     assert (result.inline_posted, result.outside_diff, result.already_posted) == (1, 2, 0)
     assert result.notes == ["memo refused line 13 of P1-3"]
     assert [t["line"] for t in board.threads.values()] == [5]

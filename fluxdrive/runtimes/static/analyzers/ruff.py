@@ -248,3 +248,68 @@ def finish(context: AnalyzerContext, collected: Collected) -> AnalyzerOutput:
 
 
 ANALYZER = Analyzer("ruff", run)
+
+
+# --- ruff's own fixes: what ``fluxdrive.fixes`` suggests for a ruff finding ----------------------------
+
+
+def fix_items(root: Path, files: list[str], codes: list[str]) -> list[dict[str, Any]]:
+    """ruff's JSON items (their ``fix`` objects included) for ``codes`` in the project ``files`` (relative,
+    already confined by the caller); [] when ruff is missing, fails or prints something else.
+
+    Why a second, narrow run: a finding reaches findings.json through the agents' reports, which carry
+    prose, not edits; the fixes are asked of ruff again for just the files and codes that were reported."""
+    executable = ruff_executable()
+    if executable is None or not files or not codes:
+        return []
+    command = [
+        executable, "check", "--isolated", "--no-cache", "--exit-zero", "--output-format", "json",
+        "--target-version", "py311", "--select", ",".join(sorted(set(codes))), *files,
+    ]  # fmt: skip
+    try:
+        proc = subprocess.run(
+            command, cwd=root, capture_output=True, text=True, timeout=TIMEOUT_S, check=False,
+            env={**os.environ, "NO_COLOR": "1"},
+        )  # fmt: skip
+        items = json.loads(proc.stdout or "[]") if proc.returncode == 0 else []
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return []
+    return [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
+
+
+def fix_lines(item: dict[str, Any], lines: list[str]) -> tuple[int, int, tuple[str, ...], str] | None:
+    """ruff's ``fix`` of ``item`` as whole lines: (first line, last line, their replacement, applicability),
+    or None when it has none. ``lines`` are the file's lines with their line ends.
+
+    ruff's edits are (row, column) ranges, 1-based, columns in characters, the end exclusive; an edit that
+    ends at column 1 of the next line ends with the line before. Every edit is applied to the text of the
+    lines they span, back to front."""
+    fix = item.get("fix")
+    edits = fix.get("edits") if isinstance(fix, dict) else None
+    if not edits:
+        return None
+    try:
+        spans = [
+            (int(e["location"]["row"]), int(e["location"]["column"]), int(e["end_location"]["row"]),
+             int(e["end_location"]["column"]), str(e.get("content") or ""))
+            for e in edits
+        ]  # fmt: skip
+    except (KeyError, TypeError, ValueError):
+        return None
+    first = min(s[0] for s in spans)
+    last = max(s[2] if s[3] > 1 or s[2] == s[0] else s[2] - 1 for s in spans)
+    if first < 1 or last > len(lines) or last < first:
+        return None
+    starts = [0]
+    for line in lines[first - 1 : last]:
+        starts.append(starts[-1] + len(line))
+    segment = "".join(lines[first - 1 : last])
+
+    def offset(row: int, column: int) -> int:
+        return starts[row - first] + column - 1 if row - first < len(starts) - 1 else len(segment)
+
+    for row, column, end_row, end_column, content in sorted(spans, reverse=True):
+        segment = segment[: offset(row, column)] + content + segment[offset(end_row, end_column) :]
+    replacement = tuple(segment.splitlines())
+    applicability = fix.get("applicability") if isinstance(fix, dict) else None
+    return first, last, replacement, str(applicability or "unsafe")
