@@ -9,6 +9,7 @@ input error, 3 no verdict possible.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -82,7 +83,7 @@ def gate_command(
     from fluxdrive.core.atomic import atomic_write_json
     from fluxdrive.core.project import find_project_root
     from fluxdrive.exchange import verdicts
-    from fluxdrive.launch.progress import PlainProgress, Recorder
+    from fluxdrive.launch.progress import PlainProgress, Recorder, heartbeat_from
     from fluxdrive.reports import render_console
     from fluxdrive.reports.console import agent_lines
     from fluxdrive.triage.quality_gate import SAFETY, decide, diff_size, plan_gate
@@ -98,7 +99,7 @@ def gate_command(
         raise typer.Exit(0) from None
     size = diff_size(_git.diff(root, ref, staged=staged))
     plan = plan_gate(size, load_roster(root).of_kind("review"))
-    progress = Recorder() if quiet else PlainProgress(sys.stderr)
+    progress = Recorder() if quiet else PlainProgress(sys.stderr, heartbeat_s=heartbeat_from(os.environ))
     progress.phase(f"Gate: {label}, {size.lines} changed line(s) in {len(size.paths)} file(s)")
     for reason in plan.reasons:
         progress.phase(f"Gate: {reason}")

@@ -6,6 +6,7 @@ Thin: parse, call :func:`fluxdrive.research.research`, print the answer
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -48,10 +49,10 @@ def research_command(
     """
     import json
 
-    from fluxdrive.launch.progress import PlainProgress, Recorder
+    from fluxdrive.launch.progress import PlainProgress, Recorder, heartbeat_from
     from fluxdrive.research import research
 
-    progress = Recorder() if quiet else PlainProgress(sys.stderr)
+    progress = Recorder() if quiet else PlainProgress(sys.stderr, heartbeat_s=heartbeat_from(os.environ))
     result = research(question, scope=scope, model=model, depth=depth, output_dir=output_dir, progress=progress)
     if as_json:
         out_json(json.loads((result.output_dir / "research.json").read_text(encoding="utf-8")))

@@ -125,7 +125,10 @@ async def run_stage(
                 attempts[name] = attempt + 1
                 left = deadline if deadline is None or attempt == 0 else deadline - (time.monotonic() - agent_started)
                 task = dataclasses.replace(
-                    launch.task, deadline_s=left, notify=functools.partial(progress.waiting, name)
+                    launch.task,
+                    deadline_s=left,
+                    notify=functools.partial(progress.waiting, name),
+                    activity=functools.partial(progress.working, name),
                 )
                 result, at = await _attempt(Launch(task, launch.runtime), monitor)
                 left = None if deadline is None else deadline - (time.monotonic() - agent_started)

@@ -164,6 +164,9 @@ class _ToolProgress:
     def waiting(self, agent: str, reason: str) -> None:
         self._report(f"{agent}: {reason}"[:200])
 
+    def working(self, agent: str, what: str, done: int, total: int) -> None:
+        pass  # a notification per analyzed chunk would be noise; the finished events carry the progress
+
     def finished(self, agent: str, outcome: str, seconds: float, summary: str) -> None:
         self.done += 1
         self._report(f"{agent} {outcome} in {seconds:.1f} s: {summary}"[:200])

@@ -44,6 +44,9 @@ class ReviewContent:
     label: str = ""
     focus: Mapping[str, frozenset[int] | None] | None = None
     settings_revision: str | None = None  # a diff's base commit: the project agent definitions that apply
+    # A diff's --filter as line sets: the lines a finding may be reported on (added lines, every hunk line,
+    # or None for a whole file); None: ``changed_lines``. ``changed_lines`` stays what the change wrote.
+    shown_lines: Mapping[str, frozenset[int] | None] | None = None
 
     @property
     def is_document(self) -> bool:
@@ -65,6 +68,9 @@ class AgentTask:
     stage: int = 1
     # Tells the person watching why the agent is waiting ("retrying (connection refused)"); set by the dispatcher.
     notify: Callable[[str], None] | None = None
+    # What the runtime is doing, as often as that changes: (what, done, total), e.g. ("analyzers: ruff running",
+    # 120, 493 files); set by the dispatcher for the heartbeat and the progress bar, never a line of its own.
+    activity: Callable[[str, int, int], None] | None = None
 
 
 class Outcome(enum.Enum):

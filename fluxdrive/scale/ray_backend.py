@@ -75,7 +75,7 @@ class RemoteTask:
 
     runtime: str
     model: str | None
-    task: AgentTask  # notify cleared; output_dir and content_file are replaced on the node
+    task: AgentTask  # notify and activity cleared; output_dir and content_file are replaced on the node
     files: bundle.Bundle
     content_text: bytes | None
     content_name: str
@@ -250,7 +250,7 @@ class RayBackend:
         return RemoteTask(
             runtime.name,
             model,
-            dataclasses.replace(task, notify=None),
+            dataclasses.replace(task, notify=None, activity=None),
             self._bundles[key],
             text,
             content_file.name if content_file is not None else "content.md",

@@ -41,6 +41,7 @@ from fluxdrive.runtimes.static.compose import (
 )
 from fluxdrive.runtimes.static.ownership import Ownership
 from fluxdrive.runtimes.static.shards import BackendShards, Placed
+from fluxdrive.runtimes.static.snippets import examples_only
 
 SEVERITY_TO_CHANNEL = {"P0": "blocking", "P1": "notable"}
 
@@ -133,13 +134,14 @@ class StaticRuntime(Runtime):
         names = analysis.ownership.analyzers_for(agent)
         analysis.request(names)
         await asyncio.sleep(0)  # let agents launched with this one announce theirs: one analysis pass for all
-        token = analysis.waiter()
+        token = analysis.waiter(task.activity)  # the heartbeat and progress bar hear how far the pass is
         try:
             outputs = await in_daemon_thread(analysis.ensure, names, token)
         except asyncio.CancelledError:  # the analysis's thread outlives this agent: stop what only it waited for
             analysis.withdraw(token)
             raise
         context = analysis.context()
+        outputs = examples_only(outputs, context.sources)  # code in a document is an example (snippets.py)
         settings, function_at = task.config.static, _function_at(context)
         findings = select_hits(agent, outputs, analysis.ownership, settings, task.content, function_at)
         entries, details = build_entries(agent, findings, context.mask)
