@@ -35,12 +35,27 @@ def added_lines(diff_text: str) -> dict[str, frozenset[int]]:
     return dict(sorted(added.items()))
 
 
+def hunk_lines(diff_text: str) -> dict[str, frozenset[int]]:
+    """Each changed file's hunk lines, context included (new-file numbering): ``--filter diff_context``."""
+    from unidiff.patch import PatchSet
+
+    lines: dict[str, frozenset[int]] = {}
+    for patched in PatchSet(diff_text.splitlines(keepends=True)):
+        if patched.is_removed_file or patched.is_binary_file:
+            continue
+        lines[patched.path] = frozenset(
+            line.target_line_no for hunk in patched for line in hunk if not line.is_removed and line.target_line_no
+        )
+    return dict(sorted(lines.items()))
+
+
 class ContentBuilder:
     """Builds every agent's :class:`ReviewContent` for one target (the file listing is shared)."""
 
-    def __init__(self, target: Target, plan: ContentPlan) -> None:
+    def __init__(self, target: Target, plan: ContentPlan, line_filter: str = "added") -> None:
         self.target = target
         self.plan = plan
+        self.line_filter = line_filter
         self.root = Path(target.root).resolve()
         self.notes: list[str] = []
         self.skipped: list[tuple[str, str]] = []  # (file, why): left out before any agent saw it
@@ -105,4 +120,14 @@ class ContentBuilder:
             label=self.target.label,
             focus=focus,
             settings_revision=self.target.settings_revision,
+            shown_lines=self._shown() if self.target.kind == "diff" else None,
         )
+
+    def _shown(self) -> Mapping[str, frozenset[int] | None] | None:
+        """The lines a finding may be reported on under the diff's ``--filter`` (None: ``changed_lines``)."""
+        if self.line_filter == "diff_context":
+            hunks = hunk_lines(self.target.diff_text or "")
+            return {p: hunks.get(p, frozenset()) for p in self.files}
+        if self.line_filter in ("file", "nofilter"):
+            return dict.fromkeys(self.files)
+        return None

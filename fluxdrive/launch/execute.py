@@ -30,12 +30,14 @@ from fluxdrive.core.clock import utc_timestamp
 from fluxdrive.core.interrupt import Interrupt
 from fluxdrive.core.masking import known_secrets
 from fluxdrive.errors import FluxdriveError, ReviewError, UsageError
+from fluxdrive.fixes import attach_suggestions
 from fluxdrive.launch.knowledge import ReviewKnowledge
 from fluxdrive.launch.manifest import RunFacts, build_manifest, finish, write_manifest
 from fluxdrive.launch.plan import Ask, ReviewPlan, stage_plan, verify
 from fluxdrive.launch.progress import Progress, Recorder
 from fluxdrive.launch.settings import ExpandChoice, ReviewSettings
 from fluxdrive.launch.stages import Launcher, LaunchRecord, ReviewDeps
+from fluxdrive.reports.diff_filter import DEFAULT_MODE, DiffLines, FilterMode, apply_filter, check_mode
 from fluxdrive.runs.baseline import apply_baseline, current_branch, remember_reviewed
 from fluxdrive.runtimes import Backend
 from fluxdrive.synthesis import Synthesis, synthesize
@@ -120,7 +122,7 @@ def _run(
     """The launch and synthesis, in the run's locked directory."""
     target, config, result = plan.target, plan.config, plan.triage
     channel_notes = _bind_channel(output_dir, config)
-    stages = stage_plan(result, target, config, output_dir)
+    stages = stage_plan(result, target, config, output_dir, _line_filter(plan))
     knowledge = ReviewKnowledge(Path(target.root), config, result.profile, result.domains)
     deps = ReviewDeps(plan.runtimes, progress, knowledge, talk.ask, talk.say)
     launcher = Launcher(result, target, config, stages, deps, output_dir)
@@ -278,13 +280,15 @@ def _synthesize(
     return synthesis, files, manifest
 
 
+def _line_filter(plan: ReviewPlan) -> FilterMode:
+    """The diff review's --filter mode (checked: a bad one is one line, exit 2)."""
+    return check_mode(plan.settings.line_filter or DEFAULT_MODE)
+
+
 def _finish_findings(launcher: Launcher, plan: ReviewPlan, synthesis: Synthesis) -> Synthesis:
     """A diff review's findings filtered to the change (--filter, verdict re-derived); suggested fixes attached."""
-    from fluxdrive.fixes import attach_suggestions
-    from fluxdrive.reports.diff_filter import DEFAULT_MODE, DiffLines, apply_filter, check_mode
-
     if launcher.target.kind == "diff":
-        mode = check_mode(plan.settings.line_filter or DEFAULT_MODE)
+        mode = _line_filter(plan)
         synthesis = apply_filter(synthesis, DiffLines.from_diff(launcher.target.diff_text or ""), mode)
     return attach_suggestions(synthesis, Path(launcher.target.root))
 

@@ -249,6 +249,7 @@ class StagePlan:
     staged: bool
     evidence: Mapping[str, tuple[str, ...]]  # agent -> direct signals the input holds for its lane
     content: ContentPlan
+    line_filter: str = "added"  # a diff's --filter: which lines findings may be reported on
 
     @property
     def candidates(self) -> tuple[str, ...]:
@@ -256,7 +257,9 @@ class StagePlan:
         return (*self.stage2, *self.pool)
 
 
-def stage_plan(result: Triage, target: Target, config: Config, output_dir: Path) -> StagePlan:
+def stage_plan(
+    result: Triage, target: Target, config: Config, output_dir: Path, line_filter: str = "added"
+) -> StagePlan:
     """Freeze the approved triage into stages and route each agent's content."""
     stage1 = tuple(a.name for a in result.in_stage(1))
     stage2 = tuple(a.name for a in result.in_stage(2))
@@ -264,7 +267,7 @@ def stage_plan(result: Triage, target: Target, config: Config, output_dir: Path)
     everyone = [result.roster.agents[n] for n in (*stage1, *stage2, *pool)]
     content = route_content(target, result.profile, everyone, output_dir, config.slicing)
     evidence = {a.name: tuple(a.evidence) for a in result.agents if a.evidence_units and not a.prefiltered}
-    return StagePlan(stage1, stage2, pool, result.staged, evidence, content)
+    return StagePlan(stage1, stage2, pool, result.staged, evidence, content, line_filter)
 
 
 def explicit_roster(result: Triage, names: Sequence[str], chosen_by: str = "--agents") -> tuple[Triage, list[str]]:

@@ -110,7 +110,7 @@ class Launcher:
         self.triage, self.target, self.config, self.plan, self.deps = result, target, config, plan, deps
         self.output_dir = output_dir
         self.channel_path = output_dir / "peer-findings.jsonl"
-        self.content = ContentBuilder(target, plan.content)
+        self.content = ContentBuilder(target, plan.content, plan.line_filter)
         self.record = LaunchRecord(notes=list(deps.knowledge.notes))
         self.stage1_findings: list[Finding] = []
 

@@ -136,3 +136,33 @@ def test_the_filter_modes_mean_what_reviewdog_means() -> None:
         "nofilter": ["added", "context", "file", "other"],
     }
     assert lines.keeps([], "added")  # a finding about the change as a whole is never filtered
+
+
+def test_a_wider_filter_brings_back_what_the_change_sits_next_to(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The offline analyzers see the whole changed files: ``--filter`` decides what of it is reported.
+
+    The old ``yaml.load`` (config.py:6) is a context line of the hunk: ``added`` leaves it out,
+    ``diff_context`` and ``file`` report it. ``config.py:1`` (unchanged, outside every hunk) only ``file``.
+    """
+    monkeypatch.chdir(project)
+    (project / "app" / "config.py").write_text("import pickle\n" + NEW_CONFIG)
+    git(project, "commit", "-q", "-am", "an old pickle import at the top")
+    git(project, "checkout", "-q", "-b", "later")
+    (project / "app" / "config.py").write_text(
+        "import pickle\n" + NEW_CONFIG + "\n\ndef newest(text):\n    return yaml.load(text)\n"
+    )
+    git(project, "commit", "-q", "-am", "one more yaml.load")
+    places: dict[str, set[str]] = {}
+    for mode in ("added", "diff_context", "file"):
+        run = tmp_path / mode
+        args = ["review", "--diff", "feature", "--yes", "--quiet", "--fail-on", "never", "--output-dir", str(run)]
+        assert main([*args, "--filter", mode]) == 0
+        document = json.loads((run / "findings.json").read_text())
+        assert document["line_filter"]["mode"] == mode
+        places[mode] = {loc for f in document["findings"] for loc in re.findall(r"app/config\.py:\d+", json.dumps(f))}
+    assert "app/config.py:15" in places["added"] and "app/config.py:11" not in places["added"]
+    assert "app/config.py:11" in places["diff_context"]  # a context line: the yaml.load just above the change
+    assert places["added"] < places["diff_context"] <= places["file"]
+    assert "app/config.py:7" in places["file"] and "app/config.py:7" not in places["diff_context"]

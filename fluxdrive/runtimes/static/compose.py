@@ -161,10 +161,13 @@ def _at_change(path: str, line: int, content: ReviewContent) -> bool:
         lines = content.focus[path]
         if lines is not None and line not in lines:
             return False
-    if content.changed_lines is None:
+    shown = content.shown_lines if content.shown_lines is not None else content.changed_lines
+    if shown is None:
         return True
-    changed = content.changed_lines.get(path)
-    return changed is not None and line in changed
+    if path not in shown:
+        return False
+    lines = shown[path]
+    return lines is None or line in lines
 
 
 def select_hits(
