@@ -5,7 +5,8 @@
 #                 FAIL_ON=risky fails make on a risky verdict; ARGS="--verbose" passes other options
 #   make test     bootstrap .venv with the dev extras, then lint, type-check, test
 #   make bench    run every benchmark in bench/ and print its figures
-#   make eval     run the static runtime over the eval suite (evals/) and print the full report
+#   make eval     run the static runtime over the eval suite (evals/) and print the full report;
+#                 fails (exit 1) when the gate fails or a metric drops below evals/baseline.json
 #   make lock     re-pin requirements*.lock from pyproject.toml
 #   make docs     regenerate the CLI reference and the example outputs in README.md
 

@@ -119,6 +119,8 @@ def run(
     """Review every fixture and print recall, precision, F1, severity and location accuracy, decoys flagged.
 
     The run is gated by eval.thresholds (a P0 miss fails) and recorded in the history database.
+    Exit codes: 0 the gate passes (and nothing regressed below --fail-below), 1 the gate fails or a
+    metric regressed, 2 a malformed fixture or option.
     """
     from fluxdrive.core.atomic import atomic_write_json
     from fluxdrive.eval import render_table
@@ -139,12 +141,11 @@ def run(
         if repeat > 1:
             out(_spread(document["repeats"]))
         out(_gate_lines(reasons))
-    if baseline is not None:
-        worse = regressions(document, baseline)
-        for line in worse:
-            note(f"regression: {line}")
-        if worse:
-            raise typer.Exit(1)
+    worse = regressions(document, baseline) if baseline is not None else []
+    for line in worse:
+        note(f"regression: {line}")
+    if reasons or worse:  # the exit code is the gate's: CI must not read "gate: FAIL" as a pass
+        raise typer.Exit(1)
 
 
 @app.command("qualify")
@@ -176,16 +177,20 @@ def compare_runs(
 
 @app.command("report")
 def report(
-    run_json: Annotated[Path, typer.Argument(help="A run's JSON (eval run --json).")],
-    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="md, json or html.")] = "md",
+    run_json: Annotated[
+        Path, typer.Argument(help="A run's JSON (eval run --json), or a suite directory (its baseline.json).")
+    ],
+    fmt: Annotated[
+        str, typer.Option("--format", metavar="FORMAT", help="md, json, html or summary (per lane, as in the README).")
+    ] = "md",
 ) -> None:
-    """A recorded run as markdown, JSON or a self-contained HTML page (misses and decoys hit included)."""
+    """A recorded run as markdown, JSON, a self-contained HTML page (misses and decoys hit included) or a summary."""
     from fluxdrive.errors import UsageError
     from fluxdrive.eval.compare import load_run
-    from fluxdrive.eval.formats import render
+    from fluxdrive.eval.formats import RENDERERS, render
 
-    if fmt not in ("md", "json", "html"):
-        raise UsageError(f"--format {fmt}: expected md, json or html")
+    if fmt not in RENDERERS:
+        raise UsageError(f"--format {fmt}: expected " + ", ".join(RENDERERS))
     out(render(load_run(run_json), fmt).rstrip("\n"))
 
 
@@ -198,8 +203,9 @@ def baseline(
 ) -> None:
     """Run the suite with the static runtime and write the baseline that eval run --fail-below holds to."""
     from fluxdrive.core.atomic import atomic_write_json
+    from fluxdrive.eval.compare import BASELINE
 
     document, _result, _reasons = _evaluate(fixtures, "static", None, None, qualify=False)
-    target = output if output is not None else fixtures / "baseline.json"
+    target = output if output is not None else fixtures / BASELINE
     atomic_write_json(target, document)
     out(f"baseline written to {target}: {len(document['fixtures'])} fixture(s)")

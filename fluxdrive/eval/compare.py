@@ -20,8 +20,13 @@ WATCHED = ("recall", "recall_p0p1", "precision")
 TOLERANCE = 1e-9
 
 
+BASELINE = "baseline.json"
+
+
 def load_run(path: Path) -> dict[str, Any]:
-    """An eval run's JSON (one readable line when it is not one)."""
+    """An eval run's JSON, or a suite directory's ``baseline.json`` (one readable line when it is not one)."""
+    if path.is_dir():
+        path = path / BASELINE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:

@@ -4,8 +4,9 @@ A fixture is a directory (``evals/README.md``) holding ``ground-truth.json``
 and exactly one input: ``document.md``, a ``project/`` directory, or
 ``base/`` with ``change.patch`` (reviewed as a diff). The ground truth is
 interflux's qualification format (``fixture_id``, ``agent_type``,
-``findings[]``, ``annotator``, ``notes``) plus an optional ``cwe`` per finding
-and ``must_not_flag`` decoys. A fixture that does not have this shape is
+``findings[]``, ``annotator``, ``notes``; its fixtures load verbatim, their
+``api-spec:GET /tasks`` locations included) plus an optional ``cwe`` per
+finding and ``must_not_flag`` decoys. A fixture that does not have this shape is
 refused with one line naming the file and the field.
 """
 
@@ -22,12 +23,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from fluxdrive.core.paths import read_regular
 from fluxdrive.core.structured import TooDeepError, load_json
 from fluxdrive.errors import InputError, UsageError
+from fluxdrive.eval.locate import check
 
 GROUND_TRUTH = "ground-truth.json"
 MAX_GROUND_TRUTH_BYTES = 16 * 1024 * 1024
 InputKind = Literal["document", "project", "diff"]
 Severity = Literal["P0", "P1", "P2", "P3"]
-_LOCATION = re.compile(r"^(?:section:\s*\S.*|[^:\s][^:]*:\d+(?:-\d+)?)$")
 _CWE = re.compile(r"^CWE-[1-9]\d{0,4}$")
 
 
@@ -36,16 +37,17 @@ class _Model(BaseModel):
 
 
 def _location(value: str) -> str:
-    if not _LOCATION.match(value):
-        raise ValueError("expected path:line, path:a-b or 'section: Heading'")
-    return value
+    return check(value)
 
 
 class Expected(_Model):
     """One defect the reviewer should report."""
 
     severity: Severity
-    location: str = Field(description="path:line, path:a-b, or 'section: Heading' (relative to the input)")
+    location: str = Field(
+        description="path:line, path:a-b, 'section: Heading' or document:heading (relative to the input; "
+        "fluxdrive.eval.locate)"
+    )
     description: str = Field(min_length=1)
     category: str = Field(min_length=1, description="kebab-case kind: sql-injection, n-plus-one, ...")
     cwe: str | None = Field(default=None, description="CWE-89 form, for security weaknesses")

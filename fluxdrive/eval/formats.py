@@ -1,9 +1,11 @@
-"""``fluxdrive eval report``: a recorded run (its ``--json``) as markdown, JSON or one self-contained HTML page."""
+"""``fluxdrive eval report``: a recorded run (its ``--json``) as markdown, JSON, one self-contained HTML page,
+or the per-lane summary the README shows (generated from ``evals/baseline.json`` by ``make docs``)."""
 
 from __future__ import annotations
 
 import html
 import json
+from collections.abc import Callable
 from typing import Any
 
 COLUMNS = (
@@ -76,9 +78,65 @@ def to_html(run: dict[str, Any]) -> str:
     )
 
 
-def render(run: dict[str, Any], fmt: str) -> str:
-    if fmt == "md":
-        return to_markdown(run)
-    if fmt == "html":
-        return to_html(run)
+Cell = Callable[[dict[str, Any], dict[str, Any]], str]  # (counts, metrics) -> the cell's text
+SUMMARY: tuple[tuple[str, Cell], ...] = (
+    ("found / expected", lambda c, m: f"{c['found']}/{c['expected']}"),
+    ("recall", lambda c, m: _pct(m.get("recall"))),
+    ("P0/P1 recall", lambda c, m: _pct(m.get("recall_p0p1"))),
+    ("precision", lambda c, m: _pct(m.get("precision"))),
+    ("F1", lambda c, m: _pct(m.get("f1"))),
+    ("decoys hit", lambda c, m: f"{c['decoys_flagged']}/{c['decoys']}" if c["decoys"] else "-"),
+)
+
+
+def _gate_summary(gate: dict[str, Any] | None) -> str:
+    if not gate:
+        return "gate: not recorded"
+    if gate["passed"]:
+        return "gate: PASS"
+    missed = sum(r.startswith("P0 missed") for r in gate["reasons"])
+    others = [r for r in gate["reasons"] if not r.startswith("P0 missed")]
+    return "gate: FAIL (" + "; ".join(([f"{missed} P0 missed"] if missed else []) + others) + ")"
+
+
+def to_summary(run: dict[str, Any]) -> str:
+    """What the README shows: how many fixtures of which input, one aligned markdown row per lane and overall,
+    and the gate. Counts come straight from the run, so a README block generated from it cannot drift."""
+    kinds: dict[str, int] = {}
+    for fixture in run["fixtures"]:
+        kinds[fixture["input"]] = kinds.get(fixture["input"], 0) + 1
+    settings, seconds = run.get("settings", {}), run.get("usage", {}).get("seconds", 0.0)
+    head = (
+        f"{len(run['fixtures'])} fixture{'s' if len(run['fixtures']) != 1 else ''} ("
+        + ", ".join(f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in sorted(kinds.items()))
+        + f"), runtime {settings.get('runtime', '?')}, reviewed in {seconds:.0f} s"
+    )
+    rows = [[lane, *(cell(part["counts"], part["metrics"]) for _l, cell in SUMMARY)]
+            for lane, part in run.get("lanes", {}).items()]  # fmt: skip
+    overall = run["overall"]
+    rows.append(["overall", *(cell(overall["counts"], overall["metrics"]) for _l, cell in SUMMARY)])
+    header = ["lane (fixtures' agent_type)", *(label for label, _c in SUMMARY)]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)) + " |"
+
+    table = [line(header), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *(line(r) for r in rows)]
+    return "\n".join([head, "", *table, "", _gate_summary(run.get("gate"))]) + "\n"
+
+
+def _json(run: dict[str, Any]) -> str:
     return json.dumps(run, indent=2, sort_keys=True) + "\n"
+
+
+RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "md": to_markdown,
+    "html": to_html,
+    "json": _json,
+    "summary": to_summary,
+}
+
+
+def render(run: dict[str, Any], fmt: str) -> str:
+    """``run`` in ``fmt`` (one of :data:`RENDERERS`)."""
+    return RENDERERS[fmt](run)

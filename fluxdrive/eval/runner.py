@@ -21,6 +21,7 @@ from typing import Any
 
 from fluxdrive.errors import FluxdriveError
 from fluxdrive.eval.fixture import Fixture
+from fluxdrive.eval.locate import Locator
 from fluxdrive.eval.match import Matching, Produced, match
 from fluxdrive.eval.score import Counts, count, sum_counts
 from fluxdrive.eval.stage import RefusedCaseError, stage
@@ -93,7 +94,7 @@ def run_fixture(fixture: Fixture, review: Callable[..., Any]) -> FixtureResult:
             produced, verdict, error, usage = [], None, str(exc), {}
         except (OSError, ValueError, FluxdriveError) as exc:
             produced, verdict, error, usage = [], None, f"{type(exc).__name__}: {exc}", {}
-    matching = match(truth.findings, produced, truth.must_not_flag)
+    matching = match(truth.findings, produced, truth.must_not_flag, Locator.of(fixture.root, fixture.kind))
     counts = count(truth.findings, produced, matching, len(truth.must_not_flag))
     return FixtureResult(fixture, produced, matching, counts, time.monotonic() - started, verdict, error, usage)
 

@@ -226,7 +226,7 @@ def test_compare_shows_disabling_an_agent_and_the_baseline_catches_it(tmp_path: 
     full, without = tmp_path / "full.json", tmp_path / "without.json"
     assert cli("eval", "run", suite, "--json", full).code == 0
     less: CliResult = cli("eval", "run", suite, "--agents", "fd-quality,fd-correctness", "--json", without)
-    assert less.code == 0, less.err
+    assert less.code == 1 and "gate: FAIL" in less.out, "the P0 the safety lane found is missed: the gate fails"
 
     compared: CliResult = cli("eval", "compare", full, without)
     assert compared.code == 0, compared.err
@@ -287,6 +287,27 @@ def test_qualify_a_model_against_the_fake_provider(tmp_path: Path, monkeypatch: 
     assert recorded[0].metrics["recall_p0p1"] == 1.0 and recorded[1].reasons[0].startswith("P0 missed")
 
 
+def test_the_exit_code_is_the_gates(tmp_path: Path) -> None:
+    """``gate: FAIL`` exits 1 (CI must not read it as a pass), ``gate: PASS`` exits 0: the real process."""
+    from tests.conftest import run_fluxdrive
+
+    suite = tmp_path / "suite"
+    _fixture(suite / "tiny-sqli")
+    passed = run_fluxdrive("eval", "run", suite, cwd=tmp_path)
+    assert passed.code == 0 and passed.out.rstrip().endswith("gate: PASS"), passed.err
+    missed = dict(TRUTH, fixture_id="tiny-sqli-race", findings=[
+        {"severity": "P0", "location": "app.py:20", "description": "a race nothing offline sees",
+         "category": "race-condition"},
+    ], must_not_flag=[])  # fmt: skip
+    _fixture(suite / "tiny-sqli-race", missed)
+    failed = run_fluxdrive("eval", "run", suite, "--as-json", cwd=tmp_path)
+    assert failed.code == 1, failed.err
+    gate = json.loads(failed.out)["gate"]
+    assert gate["passed"] is False and gate["reasons"][0].startswith("P0 missed in tiny-sqli-race: app.py:20")
+    bad = run_fluxdrive("eval", "run", tmp_path / "nowhere", cwd=tmp_path)
+    assert bad.code == 2 and "not a directory of eval fixtures" in bad.err and "Traceback" not in bad.err
+
+
 def test_report_formats_and_baseline(tmp_path: Path, cli) -> None:  # type: ignore[no-untyped-def]
     suite = tmp_path / "suite"
     _fixture(suite / "tiny-sqli")
@@ -300,6 +321,10 @@ def test_report_formats_and_baseline(tmp_path: Path, cli) -> None:  # type: igno
     raw: CliResult = cli("eval", "report", suite / "baseline.json", "--format", "json")
     assert json.loads(raw.out)["overall"]["counts"]["found"] == 1
     assert cli("eval", "report", suite / "baseline.json", "--format", "pdf").code == 2
+    summary: CliResult = cli("eval", "report", suite, "--format", "summary")  # a suite: its baseline.json
+    assert summary.code == 0, summary.err
+    assert summary.out.startswith("1 fixture (1 project), runtime static, reviewed in ")
+    assert "| overall  " in summary.out and " 1/1 " in summary.out and summary.out.endswith("gate: PASS\n")
 
 
 def test_repeat_shows_the_spread_of_a_model_that_varies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli) -> None:  # type: ignore[no-untyped-def]
@@ -315,7 +340,7 @@ def test_repeat_shows_the_spread_of_a_model_that_varies(tmp_path: Path, monkeypa
             "eval", "run", suite, "--runtime", "llm", "--model", "openai:gpt-4o", "--agents", "fd-safety",
             "--repeat", "3", "--json", tmp_path / "runs.json",
         )  # fmt: skip
-    assert result.code == 0, result.err
+    assert result.code == 1 and "gate: FAIL" in result.out, "the last run misses the P0: it is the one gated"
     assert "over 3 runs (min/median/max): recall 0/0/100%" in result.out, result.out
     repeats = json.loads((tmp_path / "runs.json").read_text(encoding="utf-8"))["repeats"]
     assert [r["recall"] for r in repeats] == [1.0, 0.0, 0.0]
