@@ -17,6 +17,7 @@ from tests.conftest import CliResult
 
 Cli = Callable[..., CliResult]
 DATA = Path(__file__).parent / "data" / "doc_snippets"
+REPO_FIXTURES = Path(__file__).parents[1] / "fixtures" / "interflux"
 # Not copied from a project: a tutorial's excerpts as users wrote them in the issue (a top-level
 # ``return``, a deliberate bare ``raise``), and one that loads YAML unsafely.
 TUTORIAL = """# Tutorial
@@ -138,3 +139,22 @@ def test_hedged_requirements_are_found_in_requirements_not_in_descriptions(cli: 
     # what could happen, described - not a requirement
     assert "1317-ide.md:68" not in places
     assert "1317-ide.md:69" not in places
+
+
+def test_a_listing_is_its_code_not_an_example(cli: Cli, tmp_path: Path) -> None:
+    """The reference's code fixtures are a title and one fenced block: the document IS the code under review.
+
+    interflux's fixture-01 (tests/fixtures/interflux, MIT), verbatim: its null dereference is a
+    correctness finding, which an example would not get; a caption line is still a listing, a
+    paragraph or a badge row makes it a document about its code.
+    """
+    listing = (REPO_FIXTURES / "fixture-01-null-check" / "document.md").read_text(encoding="utf-8")
+    assert runs_as_code(listing)
+    assert runs_as_code("# retry.py\n\nThe retry helper, as deployed.\n\n```python\nx = 1\n```\n")
+    assert not runs_as_code("# retry.py\n\nA helper.\nIt retries.\n\n```python\nx = 1\n```\n")
+    findings = _review(cli, tmp_path, {"document.md": listing}, "fd-correctness", "fd-quality")
+    assert any("fd-correctness" in f["agents"] for f in findings), findings  # an example gets security rules only
+    readme = "# app.py\n\nHow to load a profile.\nCopy this into your app.\n\n" + listing.split("\n", 1)[1]
+    (tmp_path / "readme").mkdir()
+    as_example = _review(cli, tmp_path / "readme", {"document.md": readme}, "fd-correctness", "fd-quality")
+    assert not any("fd-correctness" in f["agents"] for f in as_example), as_example

@@ -137,19 +137,46 @@ def _named_file(lines: list[str], fence_index: int) -> str | None:
 
 
 _NOTEBOOK = re.compile(r"^(?:jupyter|jupytext|kernelspec)\s*:|^file_format\s*:\s*[\"']?mystnb\b", re.M)
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+MAX_CAPTION_WORDS = 20  # prose around a code listing that only names it: a title, a line of what it is
 
 
 def runs_as_code(text: str) -> bool:
-    """A markdown document whose code blocks run as code: a notebook by its front matter (Jupytext, MyST-NB).
+    """A markdown document whose code blocks are code, not examples.
 
-    Everything else - a README, a tutorial, an RFC - shows its code to a
+    Two kinds: a notebook by its front matter (Jupytext, MyST-NB), and a
+    listing - a document that is its code with at most a caption (the
+    reference's qualification format wraps a script as ``# release.sh`` and
+    one fenced block; a paste of a file into a review looks the same).
+    Everything else - a README, a tutorial, an RFC - explains its code to a
     reader, who copies excerpts of it: a snippet there is an example.
     """
     lines = text.split("\n", 400)
-    if not lines or lines[0].strip() != "---":
-        return False
-    end = next((i for i, line in enumerate(lines[1:400], start=1) if line.strip() in ("---", "...")), None)
-    return end is not None and bool(_NOTEBOOK.search("\n".join(lines[1:end])))
+    if lines and lines[0].strip() == "---":
+        end = next((i for i, line in enumerate(lines[1:400], start=1) if line.strip() in ("---", "...")), None)
+        if end is not None and _NOTEBOOK.search("\n".join(lines[1:end])):
+            return True
+    return _listing(text)
+
+
+def _listing(text: str) -> bool:
+    """At least one code block, and outside the blocks only headings and at most one line of caption."""
+    words, lines, blocks, fence = 0, 0, 0, ""
+    for line in text.splitlines():
+        opening = _FENCE.match(line)
+        if fence:
+            if opening and line.strip().strip(fence[0]) == "" and line.strip().startswith(fence[:3]):
+                fence = ""
+            continue
+        if opening:
+            fence, blocks = opening.group(1), blocks + 1
+            continue
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        words, lines = words + len(line.split()), lines + 1
+        if lines > 1 or words > MAX_CAPTION_WORDS:  # a badge row, a paragraph: a document about its code
+            return False
+    return blocks > 0
 
 
 def code_blocks(document: str, text: str) -> Iterator[Source]:
