@@ -11,6 +11,7 @@ reference's section locations landed on the sections the reviewer reported.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -110,3 +111,16 @@ def test_eval_run_scores_the_reference_fixtures_with_the_static_runtime(tmp_path
     assert "api-spec:GET /tasks" in matched and "api-spec:DELETE /tasks/:id" in matched, spec["pairs"]
     assert all(place.startswith("document.md:") for places in matched.values() for place in places)
     assert run["overall"]["counts"]["found"] >= 4, "the spec's sections (and the listings' lines) are matched"
+
+
+def test_an_api_specs_endpoint_findings_sit_on_their_headings(tmp_path: Path) -> None:
+    """``^\\s*`` ran across the blank line above each heading: every endpoint was reported one line early."""
+    document = REFERENCE / "fixture-05-api-design" / "document.md"
+    lines = document.read_text(encoding="utf-8").splitlines()
+    out = tmp_path / "out"
+    done = run_fluxdrive("review", document, "--yes", "--fail-on", "never", "--output-dir", out)
+    assert done.code == 0, done.err
+    places = re.findall(r"document\.md:(\d+)", json.dumps(json.loads((out / "findings.json").read_text())["findings"]))
+    endpoint_lines = {int(n) for n in places if re.search(r"(GET|POST|PUT|PATCH|DELETE) /", lines[int(n) - 1])}
+    assert 23 in endpoint_lines  # "### GET /tasks", the list without pagination
+    assert not [n for n in places if not lines[int(n) - 1].strip()], places  # no finding on a blank line

@@ -32,7 +32,7 @@ _VAGUE = re.compile(
 )
 _REQUIREMENT = re.compile(r"\b(must|shall|should|will|needs? to|requirement)\b", re.I)
 _LINK = re.compile(r"(?<!!)\[[^\]]+\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
-_ENDPOINT = re.compile(r"^\s*(?:#{1,6}\s*)?`?(GET|POST|PUT|PATCH|DELETE)\s+(/[^\s`]*)", re.M)
+_ENDPOINT = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*)?`?(GET|POST|PUT|PATCH|DELETE)\s+(/[^\s`]*)", re.M)
 
 KIND_WORDS = {
     "plan": ("plan", "design", "rfc", "proposal", "implementation", "migration plan", "rollout"),
