@@ -88,7 +88,7 @@ def _suggestions(
             item = ruff.get((path, start, rule[len(RUFF) :])) if rule.startswith(RUFF) else None
             if item is not None:
                 fixed = fix_lines(item, lines)
-                if fixed is not None:
+                if fixed is not None and fixed[3] != "display-only":  # ruff shows it, never applies it
                     first, last, replacement, applicability = fixed
                     suggestion = Suggestion(
                         path, first, last, replacement, rule, applicability, digest(lines[first - 1 : last])

@@ -166,3 +166,18 @@ def test_a_wider_filter_brings_back_what_the_change_sits_next_to(
     assert "app/config.py:11" in places["diff_context"]  # a context line: the yaml.load just above the change
     assert places["added"] < places["diff_context"] <= places["file"]
     assert "app/config.py:7" in places["file"] and "app/config.py:7" not in places["diff_context"]
+
+
+def test_ruffs_display_only_fixes_are_named_as_ruff_documents_them_and_never_suggested() -> None:
+    """ruff's JSON says ``displayonly``: findings.json refused the word and the whole review failed (exit 3)."""
+    from fluxdrive.runtimes.static.analyzers.ruff import fix_lines
+
+    item = {
+        "fix": {
+            "applicability": "displayonly",
+            "edits": [{"content": "", "location": {"row": 1, "column": 1}, "end_location": {"row": 2, "column": 1}}],
+        }
+    }
+    assert fix_lines(item, ["import os\n", "x = 1\n"]) == (1, 1, (), "display-only")
+    item["fix"]["applicability"] = "Safe"
+    assert fix_lines(item, ["import os\n", "x = 1\n"])[3] == "safe"  # type: ignore[index]

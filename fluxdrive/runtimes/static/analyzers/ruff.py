@@ -312,4 +312,8 @@ def fix_lines(item: dict[str, Any], lines: list[str]) -> tuple[int, int, tuple[s
         segment = segment[: offset(row, column)] + content + segment[offset(end_row, end_column) :]
     replacement = tuple(segment.splitlines())
     applicability = fix.get("applicability") if isinstance(fix, dict) else None
-    return first, last, replacement, str(applicability or "unsafe")
+    return first, last, replacement, APPLICABILITY.get(str(applicability).lower(), "unsafe")
+
+
+# ruff's words for how far a fix can be trusted, as its JSON spells them (``displayonly``) and its docs do.
+APPLICABILITY = {"safe": "safe", "unsafe": "unsafe", "displayonly": "display-only", "display-only": "display-only"}
