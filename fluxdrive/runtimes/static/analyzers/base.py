@@ -13,6 +13,7 @@ Each analyzer module exports ``ANALYZER``, an :class:`Analyzer` that the
 from __future__ import annotations
 
 import ast
+import bisect
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -64,6 +65,7 @@ class AnalyzerContext:
     mask: SecretMask = field(default_factory=SecretMask)
     _trees: dict[str, ast.Module | None] = field(default_factory=dict)
     _outlines: dict[str, Outline | None] = field(default_factory=dict)
+    _functions: dict[str, FunctionIndex] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -122,9 +124,43 @@ class AnalyzerContext:
 
     def function_at(self, source: Source, line: int) -> str | None:
         """The innermost function (``Class.method``) containing a line, if any."""
-        found = self.outline(source)
-        inside = [s for s in found.functions if s[0] <= line <= s[1]] if found is not None else []
-        return min(inside, key=lambda s: s[1] - s[0])[2] if inside else None
+        with self._lock:
+            index = self._functions.get(source.name)
+        if index is None:
+            found = self.outline(source)
+            index = FunctionIndex(found.functions if found is not None else ())
+            with self._lock:
+                self._functions[source.name] = index
+        return index.at(line)
+
+
+class FunctionIndex:
+    """Function spans ordered for a lookup in O(log n + depth): a 2 MB file of 24,548 functions with a
+    finding in each took 53 s to group when every lookup scanned every span.
+
+    Spans nest (a def inside a def or a class), so the innermost span holding a line is found by
+    starting from the last span that begins at or before it and climbing to the enclosing ones.
+    """
+
+    def __init__(self, spans: tuple[tuple[int, int, str], ...]) -> None:
+        ordered = sorted(spans, key=lambda s: (s[0], -s[1]))
+        self.starts = [s[0] for s in ordered]
+        self.spans = ordered
+        self.parents: list[int] = []
+        open_: list[int] = []  # indexes of the spans enclosing the current one
+        for index, (start, _end, _name) in enumerate(ordered):
+            while open_ and ordered[open_[-1]][1] < start:
+                open_.pop()
+            self.parents.append(open_[-1] if open_ else -1)
+            open_.append(index)
+
+    def at(self, line: int) -> str | None:
+        index = bisect.bisect_right(self.starts, line) - 1
+        while index >= 0:
+            if self.spans[index][1] >= line:
+                return self.spans[index][2]
+            index = self.parents[index]
+        return None
 
 
 ImportRef = tuple[str, int, str, int]  # (module as written, relative level, imported name or "", line)
