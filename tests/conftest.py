@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -17,6 +18,15 @@ from fluxdrive.cli import main
 from fluxdrive.cli.examples import clean_copy
 
 REPO = Path(__file__).resolve().parent.parent
+
+# A suite started in the background by a non-interactive shell (``make test &``, some CI runners) inherits
+# SIGINT and SIGQUIT ignored, and every process a test starts inherits that in turn: Ctrl-C sent to a
+# review under test went nowhere and three tests waited out their two-minute timeouts. The tests that
+# interrupt a review need the signals a terminal user has, so they are put back once, here.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+if signal.getsignal(signal.SIGQUIT) == signal.SIG_IGN:
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 # No real model calls: without these, a test can only reach the fake provider it configures itself.
 PROVIDER_VARIABLES = frozenset(
     {
