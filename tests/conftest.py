@@ -43,6 +43,16 @@ PROVIDER_VARIABLES = frozenset(
 )
 
 
+@pytest.hookimpl(trylast=True)  # after the tmp_path plugin has set up the session's temp directory
+def pytest_configure(config: pytest.Config) -> None:
+    """Hypothesis keeps its examples and the constants it collects in ./.hypothesis, from collection on:
+    under the session's temp directory instead, so the suite leaves nothing in the checkout it runs in."""
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    factory: pytest.TempPathFactory = config._tmp_path_factory  # type: ignore[attr-defined]
+    set_hypothesis_home_dir(factory.getbasetemp() / "hypothesis")
+
+
 @pytest.fixture(autouse=True)
 def isolated_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Point every state and config directory at a fresh temp dir.

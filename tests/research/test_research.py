@@ -14,12 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from fluxdrive.cli.examples import clean_copy
 from fluxdrive.launch.research.model import ResearchAnswer, ResearchRequest
 from fluxdrive.research import research
 from fluxdrive.research import run as research_run
 from fluxdrive.research.offline import _Terms, history_search, repo_search
 from fluxdrive.research.query import choose_agents, query_type, terms
 from fluxdrive.research.runtime import ResearchRuntime
+from tests.conftest import committed_copy
 
 REPO = Path(__file__).resolve().parents[2]
 AGENTS = ["best-practices", "framework-docs", "git-history", "learnings", "repo-research"]
@@ -216,7 +218,13 @@ def test_scope_outside_the_project_is_refused(service: Path, cli, monkeypatch, t
 
 
 def test_this_repository_answers_how_it_handles_retries(tmp_path: Path) -> None:
-    result = research("how does this project handle retries?", project=REPO, output_dir=tmp_path / "out")
+    """On a committed copy of this package: research caches the project's domains, and the suite leaves
+    nothing in the repository it runs from."""
+    source = tmp_path / "source"
+    clean_copy(REPO / "fluxdrive", source / "fluxdrive")
+    (source / "pyproject.toml").write_bytes((REPO / "pyproject.toml").read_bytes())
+    project = committed_copy(source, tmp_path / "repo")
+    result = research("how does this project handle retries?", project=project, output_dir=tmp_path / "out")
     answer = "\n".join(result.synthesis.answer)
     assert "fluxdrive/runtimes/llm/backoff.py" in answer
     assert result.synthesis.confidence == "high"
