@@ -53,6 +53,20 @@ def pytest_configure(config: pytest.Config) -> None:
     set_hypothesis_home_dir(factory.getbasetemp() / "hypothesis")
 
 
+# What a review, a triage or a research run writes into the project it works on. A test must work on a
+# project of its own (a temp copy): in the checkout the suite runs from, these stay as they were.
+PROJECT_STATE = (".fluxdrive", "docs/research/flux-drive", "docs/research/flux-research", ".hypothesis")
+_BEFORE = {name: (REPO / name).exists() for name in PROJECT_STATE}
+
+
+@pytest.fixture(autouse=True)
+def leaves_the_checkout_alone() -> Iterator[None]:
+    """Fail the test that wrote project state into this checkout (a domain cache, a run directory), by name."""
+    yield
+    written = [name for name in PROJECT_STATE if not _BEFORE[name] and (REPO / name).exists()]
+    assert not written, f"this test wrote {', '.join(written)} into the repository the suite runs from"
+
+
 @pytest.fixture(autouse=True)
 def isolated_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Point every state and config directory at a fresh temp dir.
