@@ -39,6 +39,7 @@ from fluxdrive.launch.settings import ExpandChoice, ReviewSettings
 from fluxdrive.launch.stages import Launcher, LaunchRecord, ReviewDeps
 from fluxdrive.reports.diff_filter import DEFAULT_MODE, DiffLines, FilterMode, apply_filter, check_mode
 from fluxdrive.runs.baseline import apply_baseline, current_branch, remember_reviewed
+from fluxdrive.runs.decisions import DecisionLog
 from fluxdrive.runtimes import Backend
 from fluxdrive.synthesis import Synthesis, synthesize
 from fluxdrive.triage import Triage, write_outputs
@@ -112,19 +113,26 @@ def execute(plan: ReviewPlan, backend: Backend | None = None, interaction: Inter
     with known_secrets(plan.secrets), run_lock(plan.output_dir, command="review"):
         for line in plan.steps:  # what planning decided, said once the run holds its directory
             progress.phase(line)
-        _prepare(plan.output_dir, plan, progress)
-        return _run(plan, plan.output_dir, mode, talk, progress, began)
+        decisions = DecisionLog(plan.output_dir)
+        _prepare(plan.output_dir, plan, progress, decisions)
+        return _run(plan, plan.output_dir, mode, talk, progress, began, decisions)
 
 
 def _run(
-    plan: ReviewPlan, output_dir: Path, mode: ExpandChoice, talk: Interaction, progress: Progress, began: float
+    plan: ReviewPlan,
+    output_dir: Path,
+    mode: ExpandChoice,
+    talk: Interaction,
+    progress: Progress,
+    began: float,
+    decisions: DecisionLog,
 ) -> ReviewRun:
     """The launch and synthesis, in the run's locked directory."""
     target, config, result = plan.target, plan.config, plan.triage
     channel_notes = _bind_channel(output_dir, config)
     stages = stage_plan(result, target, config, output_dir, _line_filter(plan))
     knowledge = ReviewKnowledge(Path(target.root), config, result.profile, result.domains)
-    deps = ReviewDeps(plan.runtimes, progress, knowledge, talk.ask, talk.say)
+    deps = ReviewDeps(plan.runtimes, progress, knowledge, talk.ask, talk.say, decisions)
     launcher = Launcher(result, target, config, stages, deps, output_dir)
     triage_seconds = round(time.monotonic() - began, 3)
     record, interrupted, started_at = _launch(launcher, mode, progress, talk.interrupt or Interrupt())
@@ -146,10 +154,11 @@ def _run(
     return ReviewRun(synthesis, output_dir, files, result, manifest, True, interrupted, notes)
 
 
-def _prepare(output_dir: Path, plan: ReviewPlan, progress: Progress) -> None:
+def _prepare(output_dir: Path, plan: ReviewPlan, progress: Progress, decisions: DecisionLog) -> None:
     """The approved plan on disk (in this run's fresh directory), or a ReviewError when nobody would run."""
     result = plan.triage
     write_outputs(result, output_dir)
+    _record_triage(result, plan, decisions)
     write_input_copy(output_dir, plan.target)
     progress.phase(triage_line(result))
     if not result.in_stage(1):
@@ -158,6 +167,47 @@ def _prepare(output_dir: Path, plan: ReviewPlan, progress: Progress) -> None:
             "triage selected no agent for this input",
             hint="nothing in it matches any agent's concerns; pass --agents to choose reviewers",
         )
+
+
+def _record_triage(result: Triage, plan: ReviewPlan, decisions: DecisionLog) -> None:
+    """Triage's scores and the staging, with what they were computed from (decisions.jsonl)."""
+    profile = result.profile
+    decisions.record(
+        "triage",
+        {
+            "agents": [
+                {"name": a.name, "score": a.final_score, "stage": a.stage, "why": a.rationale} for a in result.agents
+            ]
+        },
+        {
+            "input": {"type": result.target.kind, "label": result.target.label},
+            "profile": {"files": profile.file_count, "languages": profile.languages},
+            "domains": [{"profile": d.profile, "confidence": d.confidence} for d in result.detection.detected],
+            "scores": [
+                {
+                    "name": a.name,
+                    "base": a.base_score,
+                    "domain_boost": a.domain_boost,
+                    "project_bonus": a.project_bonus,
+                    "trust": a.trust_multiplier,
+                    "matched": a.matched,
+                }
+                for a in result.agents
+            ],
+            "steps": list(plan.steps),
+        },
+    )
+    decisions.record(
+        "staging",
+        {
+            "staged": result.staged,
+            "why": result.staging_note,
+            "stage1": [a.name for a in result.in_stage(1)],
+            "stage2": [a.name for a in result.in_stage(2)],
+            "pool": [a.name for a in result.in_stage("pool")],
+        },
+        {"ceiling": result.ceiling, "free": result.free},
+    )
 
 
 def triage_line(result: Triage) -> str:

@@ -33,6 +33,7 @@ from fluxdrive.launch.progress import Progress
 from fluxdrive.launch.prompts import PromptContext, render_prompt, save_prompt
 from fluxdrive.launch.research import EXECUTORS, ResearchExecutor, ResearchOutcome, find_triggers, run_research
 from fluxdrive.launch.runtimes import RuntimePool
+from fluxdrive.runs.decisions import DecisionLog
 from fluxdrive.runtimes import AgentResult, AgentTask, Runtime
 from fluxdrive.synthesis import Finding, synthesize
 from fluxdrive.triage import Triage
@@ -51,6 +52,7 @@ class ReviewDeps:
     knowledge: ReviewKnowledge
     ask: Ask | None = None
     say: Callable[[str], None] | None = None
+    decisions: DecisionLog | None = None  # decisions.jsonl: dropout, expansion and the choice, with their inputs
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,8 @@ class Launcher:
             else:
                 chosen = self._choose(decision, mode)
             record.expansion = ExpansionPhase(dropout, decision, tuple(chosen))
+            if self.deps.decisions is not None and decision.candidates:
+                self.deps.decisions.record("choice", {"stage2": chosen}, {"mode": mode})
             if chosen:
                 record.stage2 = await self._stage(2, chosen, monitor)
         await self.deps.runtimes.aclose()
@@ -304,6 +308,21 @@ class Launcher:
             base_scores={a.name: a.base_score for a in self.triage.agents},
         )
         say(render_decision(decision))
+        if self.deps.decisions is not None:
+            self.deps.decisions.record(
+                "dropout",
+                {"dropped": dropout.dropped, "skipped": dropout.skipped, "rows": dropout.rows},
+                {"candidates": plan.candidates, "stage1": plan.stage1, "trust": trust, "config": self.config.dropout},
+            )
+            self.deps.decisions.record(
+                "expansion",
+                {"kind": decision.kind, "recommended": decision.recommended, "candidates": decision.candidates},
+                {
+                    "stage1_failed": failed,
+                    "stage1_findings": [(f.severity, f.title) for f in self.stage1_findings],
+                    "config": self.config.expansion,
+                },
+            )
         return dropout, decision
 
     def _choose(self, decision: Decision, mode: ExpandChoice) -> list[str]:
