@@ -52,7 +52,8 @@ def test_tools_are_listed_with_descriptions_and_hints(project: Path) -> None:
 
     _connect(project, session)
     assert sorted(found) == [
-        "finding", "peer_findings", "remember", "report", "research", "review", "synthesize", "triage", "verdicts",
+        "fetch_peer_findings", "finding", "peer_findings", "remember", "report", "research", "review",
+        "synthesize", "triage", "verdicts",
     ]  # fmt: skip
     assert all(tool.description for tool in found.values())
     assert found["finding"].annotations.read_only_hint is True

@@ -9,10 +9,19 @@ ends. Outdated items become auto-fix reviews (``auto_apply: true``, applied
 without asking); stale and conflicting ones become reviews with a question
 and options. Pending reviews from earlier runs are checked again and removed
 when they no longer apply (the item is gone, or now valid).
+
+The swarm is a multi-agent dispatch, so it writes write-behind verdicts as a
+review does (PROTOCOL.md section 11): the knowledge base has no run
+directory, so each analysis's is ``<kb>/analysis/`` - one report per
+inquisitor (``inquisitor-<item id>.md``) and one record in
+``analysis/verdicts/``, written by the same writer; ``fluxdrive verdicts
+.fluxdrive/kb/analysis`` lists them. An analysis replaces the previous one's
+files there (a debounced run leaves them).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -21,6 +30,10 @@ from pathlib import Path
 from fluxdrive.core import git as _git
 from fluxdrive.core.atomic import atomic_write_text
 from fluxdrive.core.clock import utc_timestamp
+from fluxdrive.core.masking import scrub
+from fluxdrive.core.project import cache_file
+from fluxdrive.errors import FluxdriveError
+from fluxdrive.exchange.verdicts import verdicts_dir, write_verdict
 from fluxdrive.kb.files import REVIEW_DIR, category_path, load_items
 from fluxdrive.kb.inquisitor import Inquisitor, Investigation, static_inquisitor
 from fluxdrive.kb.model import AUTO, Action, Item, Review, notes_text
@@ -29,6 +42,7 @@ from fluxdrive.knowledge.entries import slug
 from fluxdrive.workspace import run_lock
 
 LAST_ANALYSIS = ".last-analysis"
+ANALYSIS_DIR = "analysis"  # the analysis's output directory under the kb: reports and verdict records
 ANALYSIS_TYPES = ("stale", "conflicting", "outdated", "auto_fix")
 
 
@@ -83,6 +97,46 @@ def _review_for(item: Item, found: Investigation, kb_dir: Path) -> Review:
     )
 
 
+def inquisitor_name(item_id: str) -> str:
+    """The agent name an item's inquisitor reports under (a file name: at most 100 characters)."""
+    return f"inquisitor-{item_id}"[:100]
+
+
+def _write_verdicts(
+    root: Path, kb_dir: Path, items: dict[str, Item], found: list[Investigation], reviews: dict[str, str]
+) -> None:
+    """One report and one verdict record per inquisitor in ``<kb>/analysis``; the previous analysis's go.
+
+    The directory is this clone's state, like the domain cache: listed in the knowledge base's own
+    ``.gitignore`` (fluxdrive's, :func:`~fluxdrive.core.project.cache_file`), so an analysis never leaves
+    ``?? analysis/`` in ``git status`` while the knowledge items people commit stay visible."""
+    with contextlib.suppress(OSError, FluxdriveError):  # unlisted, the records are still written
+        cache_file(Path(root), (kb_dir / ANALYSIS_DIR).resolve().relative_to(Path(root).resolve()), "kb analysis")
+    output = kb_dir / ANALYSIS_DIR
+    names = {inquisitor_name(f.item_id) for f in found}
+    for stale in [*output.glob("*.md"), *verdicts_dir(output).glob("*.json")] if output.is_dir() else []:
+        if stale.stem not in names:
+            stale.unlink(missing_ok=True)
+    for investigation in found:
+        item, name = items[investigation.item_id], inquisitor_name(investigation.item_id)
+        kind = "auto-fix" if investigation.severity == "auto_fix" else investigation.outcome
+        review = reviews.get(investigation.item_id)
+        report = [
+            f"# {name}",
+            "",
+            f"Item: {item.title} ({item.id}, {item.category})",
+            f"Refs: {', '.join(item.refs) or 'none'}",
+            f"Outcome: {kind}",
+            f"Detail: {investigation.detail}",
+        ]
+        if review:
+            report.append(f"Review: {REVIEW_DIR}/{review}.json")
+        atomic_write_text(output / f"{name}.md", scrub("\n".join(report)) + "\n")  # as the record's summary is
+        status = "CLEAN" if investigation.outcome == "valid" else "NEEDS_ATTENTION"
+        summary = f"{kind}: {item.title}: {investigation.detail}"
+        write_verdict(output, name, status, summary, detail_path=f"{name}.md", tokens=investigation.tokens)
+
+
 def analyze(
     root: Path,
     kb_dir: Path,
@@ -116,12 +170,15 @@ def analyze(
             if moot:
                 (kb_dir / REVIEW_DIR / f"{review.id}.json").unlink(missing_ok=True)
                 result.removed.append(review.id)
-        open_items = {r.item_id for r in pending if r.id not in result.removed}
+        open_items = {r.item_id: r.id for r in pending if r.id not in result.removed}
+        reviews = dict(open_items)
         for investigation in found:
             if investigation.outcome == "valid" or investigation.item_id in open_items:
                 continue
             review = _review_for(by_id[investigation.item_id], investigation, kb_dir)
             atomic_write_text(kb_dir / REVIEW_DIR / f"{review.id}.json", review.dumps())
             result.written.append(review.id)
+            reviews[investigation.item_id] = review.id
+        _write_verdicts(root, kb_dir, by_id, found, reviews)
         atomic_write_text(marker, json.dumps({"head": head, "at": utc_timestamp()}) + "\n")
     return result

@@ -63,11 +63,22 @@ _AGENT_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 _FINDING_ID = re.compile(r"^(P[0-3]-\d{1,5}|IMP-\d{1,5})$")
 T = TypeVar("T")
 
+_FETCH_PEER_FINDINGS = (
+    "Fetch peer findings from a flux-drive review session. Use to inspect what findings agents have shared "
+    "during a parallel review. output_dir: the review's output directory; severity: blocking, notable or all "
+    "(the default). One line per finding, in time order."
+)
+# The tool and its alias, one function behind both (see build_server).
+PEER_FINDINGS_TOOLS = {
+    "fetch_peer_findings": _FETCH_PEER_FINDINGS,
+    "peer_findings": f"{_FETCH_PEER_FINDINGS} (An alias of fetch_peer_findings.)",
+}
+
 INSTRUCTIONS = (
     "fluxdrive reviews code, documents and diffs with a team of specialist agents and merges their findings "
     "into one verdict (safe, needs-changes, risky; incomplete when a reviewer did not finish). Call review "
     "(or triage to see the plan first); it returns a short summary and the output directory. Drill down with "
-    "finding (one finding in full), report (an agent's report, a page at a time), verdicts and peer_findings. "
+    "finding (one finding in full), report (an agent's report, a page at a time), verdicts and fetch_peer_findings. "
     "remember stores what you learn about the project for later sessions. Paths are relative to the project root."
 )
 
@@ -582,10 +593,13 @@ def build_server(root: Path) -> MCPServer:
         """One line per agent (STATUS AGENT SUMMARY), counts by status and tokens used."""
         return _guarded(partial(_verdicts, project, output_dir, attention_only))
 
-    @server.tool(annotations=reads)
-    def peer_findings(output_dir: str, severity: Literal["blocking", "notable", "all"] = "all") -> str:
-        """What the agents shared with each other mid-run on the peer-findings channel, in time order."""
+    def fetch_peer_findings(output_dir: str, severity: Literal["blocking", "notable", "all"] = "all") -> str:
         return _guarded(partial(_peer_findings, project, output_dir, severity))
+
+    # The seeds' name (seed 000, and 001 Task 4's fetch-findings command: output_dir, severity defaulting to
+    # all); peer_findings, the name served before it, stays as an alias that runs the same function.
+    for name, description in PEER_FINDINGS_TOOLS.items():
+        server.tool(name=name, description=description, annotations=reads)(fetch_peer_findings)
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, open_world_hint=False))
     def remember(title: str, content: str, category: str = "patterns", refs: list[str] | None = None) -> str:

@@ -482,7 +482,9 @@ def test_timeout_writes_nothing_and_is_recorded(
         ("learnings", "skipped", None),  # the run went on
     ]
     assert outcomes[0].note == "no answer within 0.2 s; nothing written"
-    assert list((out / "research").iterdir()) == []  # no half file, and the stale answer is gone
+    # no half file, and the stale answer is gone; only the verdict record of the agent that timed out
+    assert [p.name for p in (out / "research").iterdir()] == ["verdicts"]
+    assert [p.name for p in (out / "research" / "verdicts").iterdir()] == ["git-history.json"]
 
 
 def test_real_git_history_past_its_deadline_is_a_timeout(repo: dict[str, object], tmp_path: Path) -> None:
@@ -504,7 +506,7 @@ def test_deadline_inside_an_executor_is_a_timeout(repo: dict[str, object], tmp_p
         [trigger_for("git-history")], root=root, output_dir=tmp_path, timeout_s=5, executors={"git-history": expired}
     )
     assert outcome.status == "timeout"
-    assert not (tmp_path / "research").exists()
+    assert not (tmp_path / "research" / "git-history.md").exists()
 
 
 def test_a_crashing_executor_is_an_error_not_an_exception(repo: dict[str, object], tmp_path: Path) -> None:

@@ -3,6 +3,10 @@
 Which agent runs, is skipped or stands in for another is decided here, and
 here the answer file is written atomically when an agent completes and
 removed otherwise, so the file exists exactly when the outcome is ``completed``.
+Every agent that ran also gets a write-behind verdict record (PROTOCOL.md
+section 11) in ``OUTPUT_DIR/research/verdicts/``: the research directory is
+this dispatch's output directory, so the review's own table stays its
+reviewers' (``fluxdrive verdicts OUTPUT_DIR/research`` lists these).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from pathlib import Path
 from fluxdrive.agents.definition import NAME_PATTERN
 from fluxdrive.core.atomic import atomic_write_text
 from fluxdrive.core.masking import mask_text
+from fluxdrive.exchange.verdicts import write_verdict
 from fluxdrive.launch.research.git_history import git_history
 from fluxdrive.launch.research.model import (
     OFFLINE_NOTE,
@@ -34,6 +39,7 @@ from fluxdrive.launch.research.model import (
 from fluxdrive.launch.research.render import render_answer
 from fluxdrive.launch.research.repo_research import repo_research
 from fluxdrive.launch.research.triggers import FALLBACK_AGENT, Trigger, one_line
+from fluxdrive.runtimes.base import Usage
 
 STAND_IN_FOR: frozenset[str] = frozenset({"framework-docs", "best-practices"})
 NEEDS_STORE: frozenset[str] = frozenset({"learnings"})
@@ -104,6 +110,8 @@ def _run_one(
             _discard(output_dir, agent)
         seconds = round(time.monotonic() - start, 3)
         provenance, usage = (answer.provenance, answer.usage) if answer is not None else (None, None)
+        if re.fullmatch(NAME_PATTERN, agent):
+            _record(output_dir, agent, status, note, usage)
         return ResearchOutcome(
             agent, trigger.question, output, status, note, seconds, trigger.finding_id, provenance, usage
         )
@@ -129,6 +137,23 @@ def _run_one(
     if answer.how and not stand_in_for:
         note = answer.how
     return outcome("completed", note, relative, answer)
+
+
+_VERDICT_STATUS = {"completed": "CLEAN", "timeout": "NEEDS_ATTENTION", "error": "ERROR"}
+
+
+def _record(output_dir: Path, agent: str, status: ResearchStatus, note: str, usage: Usage | None) -> None:
+    """The agent's verdict record next to its answer; a disk that refuses it does not fail the research."""
+    with contextlib.suppress(OSError):
+        write_verdict(
+            Path(output_dir) / RESEARCH_DIR,
+            agent,
+            _VERDICT_STATUS.get(status, "NEEDS_ATTENTION"),
+            f"{status}: {note}",
+            detail_path=f"{agent}.md" if status == "completed" else None,
+            tokens=usage.tokens if usage is not None else 0,
+            cost_usd=usage.cost_usd if usage is not None else 0.0,
+        )
 
 
 def run_research(
