@@ -118,6 +118,8 @@ def suggestion_block(lines: Iterable[str], info: str) -> str:
 def finding_comment(finding: PublishedFinding, *, extra_places: Iterable[str] = (), suggestion: str = "") -> str:
     """The body of one inline comment (``suggestion``: a :func:`suggestion_block` for the commented lines)."""
     lines = [f"**{_severity(finding.severity)} · {text(finding.title, 500)}**", ""]
+    if finding.not_grounded:
+        lines += [f"Not grounded: {text(finding.not_grounded)}", ""]
     if finding.why:
         lines += [text(finding.why), ""]
     if finding.fix:

@@ -66,6 +66,7 @@ class PublishedFinding:
     why: str = ""
     fix: str = ""
     suggestions: tuple[SuggestionOut, ...] = ()  # mechanical fixes, one per place that has one
+    not_grounded: str = ""  # why its places or quoted code are not in the reviewed input (synthesis/grounding.py)
 
     @property
     def place(self) -> Place | None:
@@ -161,6 +162,7 @@ def _finding(
         why=why,
         fix=fix,
         suggestions=tuple(item.suggestions),
+        not_grounded=item.grounding.reason if item.grounding is not None and not item.grounding.grounded else "",
     )
 
 

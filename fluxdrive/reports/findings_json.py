@@ -64,6 +64,14 @@ class LineFilterOut(_Out):
     left_out: int = Field(ge=0)
 
 
+class GroundingOut(_Out):
+    """Whether a finding's places and quoted code exist in the reviewed input (synthesis/grounding.py)."""
+
+    grounded: bool
+    reason: str = Field("", description="what is missing: a file, a line, a heading or the quoted code")
+    demoted_from: Severity | None = Field(None, description="the severity agents gave before it was lowered to P2")
+
+
 class FindingOut(_Out):
     """One merged finding."""
 
@@ -104,6 +112,9 @@ class FindingOut(_Out):
     )
     suggestions: list[SuggestionOut] = Field(
         default_factory=list, description="mechanical fixes, one per place that has one (fluxdrive fix RUN)"
+    )
+    grounding: GroundingOut | None = Field(
+        default=None, description="null: not judged (no file place, or the reviewed project is unknown)"
     )
 
 
@@ -239,6 +250,7 @@ def _finding(finding: Finding) -> FindingOut:
         provenance={a: _provenance(p) for a, p in sorted(finding.provenance.items())},
         imported_from=[ImportedOut(tool=tool, rule=rule) for tool, rule in finding.imported_from],
         suggestions=[_mirror(SuggestionOut, s, lines=list(s.lines)) for s in finding.suggestions],
+        grounding=_mirror(GroundingOut, finding.grounding) if finding.grounding is not None else None,
     )
 
 

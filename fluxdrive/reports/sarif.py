@@ -74,6 +74,7 @@ from fluxdrive.synthesis.model import SEVERITY_ORDER
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {"P0": "error", "P1": "error", "P2": "warning", "P3": "note"}
+UNGROUNDED_LEVEL = "note"  # a finding whose place or quoted code is not in the reviewed input (synthesis/grounding.py)
 INFORMATION_URI = "https://github.com/fluxdrive/fluxdrive"
 # GitHub code scanning ranks security alerts by this rule property (critical >= 9, high >= 7, medium >= 4)
 SECURITY_SEVERITY = {"P0": "9.0", "P1": "7.5", "P2": "5.0", "P3": "2.0"}
@@ -152,10 +153,18 @@ def _result(finding: Finding, places: list[tuple[str, int]], rule_index: int, fi
         properties["cwe"] = finding.cwe
     if not finding.locations:
         properties["section"] = finding.section
+    level = LEVELS[finding.severity]
+    if finding.grounding is not None and not finding.grounding.grounded:
+        # Not in the reviewed input: shown as a note, whatever the agents said, with why and what they said.
+        properties["grounding"] = {"grounded": False, "reason": finding.grounding.reason}
+        if finding.grounding.demoted_from:
+            properties["grounding"]["demotedFrom"] = finding.grounding.demoted_from
+        message += f" [not grounded: {finding.grounding.reason}]"
+        level = UNGROUNDED_LEVEL
     result: dict[str, Any] = {
         "ruleId": rule_id(finding),
         "ruleIndex": rule_index,
-        "level": LEVELS[finding.severity],
+        "level": level,
         "message": {"text": message},
         "locations": [_location(*places[0])],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint},

@@ -25,7 +25,13 @@ def _where(finding: Finding) -> str:
 
 def _warning(finding: Finding) -> str:
     notes = cautions(finding)
-    return f" ⚠ {', '.join(notes)}" if notes else ""
+    shown = f" ⚠ {', '.join(notes)}" if notes else ""
+    return shown + _ungrounded(finding)
+
+
+def _ungrounded(finding: Finding) -> str:
+    """The marker of a finding not grounded in the reviewed input, with why (synthesis/grounding.py)."""
+    return f" **[ungrounded]** {_cell(finding.not_grounded)}" if finding.not_grounded else ""
 
 
 def _section(title: str, rows: list[str], empty: str) -> list[str]:
@@ -86,7 +92,7 @@ def _issues(result: Synthesis) -> list[str]:
         suffix = f" — {'; '.join(extra)}" if extra else ""
         rows.append(
             f"- [ ] **{finding.id}** ({finding.severity}, {finding.convergence_label}) {finding.title}{_where(finding)}"
-            f" — {', '.join(finding.agents)}{suffix}"
+            f" — {', '.join(finding.agents)}{suffix}{_ungrounded(finding)}"
         )
     return _section("Issues to Address", rows, "Nothing to address.")
 

@@ -1,7 +1,8 @@
 """Synthesis, PROTOCOL.md section 5: from a directory of agent reports to one result.
 
 Validate and collect every report (index first, prose fallback), deduplicate
-(rules 1-5), measure convergence, relate the peer channel's timeline, derive
+(rules 1-5), ground every finding in the reviewed input (an ungrounded P0/P1 is
+demoted to P2, see grounding.py), measure convergence, relate the peer channel's timeline, derive
 the verdict, and number the findings deterministically: ``P0-1``, ``P0-2``,
 ``P1-1``... ordered by severity, convergence (descending), title. The same
 inputs always give the same result, byte for byte apart from timestamps.
@@ -12,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import stat
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -26,10 +27,10 @@ from fluxdrive.core.paths import require_directory
 from fluxdrive.core.project import find_project_root
 from fluxdrive.errors import FluxdriveError, InputError, ReviewError
 from fluxdrive.exchange import channel
-from fluxdrive.synthesis import convergence, timeline
+from fluxdrive.synthesis import convergence, grounding, timeline
 from fluxdrive.synthesis.collect import collect_agent, discover, frozen_report
 from fluxdrive.synthesis.dedup import Cluster, Similarity, deduplicate, normalize_title
-from fluxdrive.synthesis.model import SEVERITY_ORDER, AgentOutput, Conflict, Finding
+from fluxdrive.synthesis.model import SEVERITY_ORDER, AgentOutput, Conflict, Finding, Grounding, RawFinding
 from fluxdrive.synthesis.prose import recommendations
 
 PROTOCOL_VERSION = "1.0"
@@ -37,6 +38,8 @@ INCOMPLETE = "incomplete"
 # What a whole review can conclude. "incomplete" stands where "safe" would: a
 # review that did not cover its input has not shown it safe (see Synthesis.verdict).
 REVIEW_VERDICTS = ("safe", "needs-changes", "risky", INCOMPLETE, "error")
+# Where an ungrounded P0/P1 lands: still shown and counted, but it no longer blocks on a model's word alone.
+DEMOTED_TO = "P2"
 
 
 @dataclass
@@ -235,9 +238,11 @@ def _assemble(
     manifest: RunManifest | None,
     config: Config,
     improvements: bool,
+    ground: Callable[[Finding], Grounding | None],
 ) -> list[Finding]:
     findings = [_finding(c, outputs) for c in clusters]
     for finding in findings:
+        _ground(finding, ground(finding))
         measured = convergence.measure(finding.members, finding.severity, outputs, manifest, config.synthesis)
         finding.convergence, finding.population = measured.convergence, measured.population
         finding.confidence, finding.cross_family_convergence = measured.confidence, measured.families
@@ -254,6 +259,41 @@ def _assemble(
             ordered[n].id for n in sorted(position[id(findings[j])] for j in cluster.cross_references)
         ]
     return ordered
+
+
+def _ground(finding: Finding, judged: Grounding | None) -> None:
+    """Record the grounding; an ungrounded P0/P1 drops to P2 (the severity the agents gave is kept on it)."""
+    if judged is not None and not judged.grounded and SEVERITY_ORDER[finding.severity] < SEVERITY_ORDER[DEMOTED_TO]:
+        judged = Grounding(False, judged.reason, demoted_from=finding.severity)
+        finding.severity = DEMOTED_TO
+    finding.grounding = judged
+
+
+def _grounding_judge(
+    root: Path | None, manifest: RunManifest | None, raws: Sequence[RawFinding], config: Config
+) -> Callable[[Finding], Grounding | None]:
+    """How each finding is grounded against the reviewed project (not at all when it is unknown).
+
+    The project is the one the review in memory reviewed, or the one run.json names when it lies
+    inside the output directory's own project (a foreign run.json must not widen what is read).
+    Document sections are looked up in the markdown files the findings cite, and the input itself.
+    A diff is not judged: its added lines need not be in the working tree (a saved or piped diff of a
+    branch that is not checked out), and judging them there would demote true findings.
+    """
+    if root is None or (manifest is not None and manifest.input is not None and manifest.input.type == "diff"):
+        return lambda finding: None
+    read = grounding.project_reader(root, config.static.max_file_bytes)
+    cited = {grounding.place(p)[0] for r in raws for p in (r.location, *r.also) if p}
+    label = manifest.input.path if manifest and manifest.input else ""
+    documents = sorted(p for p in {*cited, label} if p.lower().endswith((".md", ".markdown")))
+    return lambda finding: grounding.judge(finding.locations, finding.title, read, documents)
+
+
+def _grounding_root(given: RunManifest | None, manifest: RunManifest | None, root: Path) -> Path | None:
+    if given is not None:
+        return _reviewed_root(given)
+    claimed = manifest.input.project_root if manifest is not None and manifest.input is not None else ""
+    return Path(claimed) if claimed and is_inside(Path(claimed), root) else None
 
 
 def _apply_timeline(
@@ -393,11 +433,12 @@ def _synthesize(output_dir: Path, config: Config, now: datetime | None, given: R
     def title_of(cluster: Cluster) -> str:
         return cluster.members[_preferred(cluster, outputs)].title
 
+    ground = _grounding_judge(_grounding_root(given, manifest, root), manifest, raws, config)
     findings = _assemble(
-        deduplicate([r for r in raws if not r.improvement], similar, title_of), outputs, manifest, config, False
+        deduplicate([r for r in raws if not r.improvement], similar, title_of), outputs, manifest, config, False, ground
     )
     improvements = _assemble(
-        deduplicate([r for r in raws if r.improvement], similar, title_of), outputs, manifest, config, True
+        deduplicate([r for r in raws if r.improvement], similar, title_of), outputs, manifest, config, True, ground
     )
     merged_agents = {a for f in findings if len(f.agents) > 1 for a in f.agents}
     fixes = {a: recommendations(outputs[a].text) for a in sorted(merged_agents)}

@@ -90,6 +90,19 @@ class Suggestion:
     digest: str
 
 
+@dataclass(frozen=True, slots=True)
+class Grounding:
+    """Whether a finding's places and quoted code exist in the reviewed input (fluxdrive.synthesis.grounding).
+
+    ``reason`` says what is missing when ``grounded`` is false; ``demoted_from`` is the severity the
+    agents gave an ungrounded P0/P1 before synthesis lowered it to P2 (None: not demoted).
+    """
+
+    grounded: bool
+    reason: str = ""
+    demoted_from: str | None = None
+
+
 @dataclass
 class Finding:
     """A merged finding, as the reports show it."""
@@ -124,12 +137,21 @@ class Finding:
     acknowledged_by: list[str] = field(default_factory=list)
     imported_from: list[tuple[str, str]] = field(default_factory=list)  # (tool, rule) merged in by --import-sarif
     suggestions: list[Suggestion] = field(default_factory=list)  # mechanical fixes (fluxdrive.fixes), by place
+    grounding: Grounding | None = None  # None: not judged (no file place, or the reviewed project is unknown)
     members: list[RawFinding] = field(default_factory=list, repr=False)
 
     @property
     def location(self) -> str | None:
         """The first location, if any."""
         return self.locations[0] if self.locations else None
+
+    @property
+    def not_grounded(self) -> str:
+        """Why it is not grounded in the reviewed input ("" when it is, or was not judged), with any demotion."""
+        if self.grounding is None or self.grounding.grounded:
+            return ""
+        was = self.grounding.demoted_from
+        return f"{self.grounding.reason} (demoted from {was})" if was else self.grounding.reason
 
     @property
     def convergence_label(self) -> str:
