@@ -149,3 +149,32 @@ def test_the_disk_reader_stays_in_the_project(tmp_path: Path) -> None:
     assert judge(["shop/db.py:5"], "`cur.execute(q % name)`", read) == Grounding(True)
     assert judge(["shop/link.py:50"], "t", read) == Grounding(False, "no file shop/link.py in the reviewed input")
     assert judge(["big.py:500"], "t", read) is None  # too large to read: not judged, never demoted on a guess
+
+
+def test_a_diff_review_is_not_judged_against_a_working_tree_without_the_change(
+    tmp_path: Path, provider: FakeProvider
+) -> None:
+    """A saved diff of a change that is not checked out: its line 40 exists only in the diff. Judging it
+    against the working tree (31 lines) would demote a true finding; a diff is not judged (yet)."""
+    import subprocess
+
+    project = committed_copy(FIXTURE, tmp_path / "shop")
+    db = project / "shop" / "db.py"
+    original = db.read_text()
+    db.write_text(original + "\n" * 6 + "def purge(name):\n    return eval(name)\n" + "\n" * 3)
+    change = tmp_path / "change.diff"
+    change.write_text(subprocess.run(["git", "diff"], cwd=project, capture_output=True, text=True, check=True).stdout)
+    db.write_text(original)  # the change is not in the working tree
+    provider.script(
+        "Review task for fd-safety",
+        [Text('### Findings Index\n- P0 | SF-001 | "shop/db.py" | eval() of a name in purge() | shop/db.py:39\n'
+              "Verdict: risky\n\n### Summary\nOne.\n")],
+    )  # fmt: skip
+    out = tmp_path / "run"
+    done = run_fluxdrive(
+        "review", change, "--project", project, "--yes", "--expand", "none", "--runtime", "llm",
+        "--model", "openai:gpt-4o", "--agents", "safety", "--fail-on", "never", "--output-dir", out, cwd=project,
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    findings = json.loads((out / "findings.json").read_text())["findings"]
+    assert [(f["severity"], f["grounding"]) for f in findings if "purge" in f["title"]] == [("P0", None)]
