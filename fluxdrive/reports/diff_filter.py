@@ -28,12 +28,12 @@ from typing import Literal, TypeVar, get_args
 from fluxdrive.contracts import derive_verdict
 from fluxdrive.errors import UsageError
 from fluxdrive.synthesis import Finding, Synthesis
+from fluxdrive.synthesis.grounding import place
 
 FilterMode = Literal["added", "diff_context", "file", "nofilter"]
 MODES: tuple[str, ...] = get_args(FilterMode)
 DEFAULT_MODE: FilterMode = "added"
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
-_PLACE = re.compile(r"^(?P<path>.+?):L?(?P<start>\d+)(?:-L?(?P<end>\d+)|:\d+)?$")
 
 Place = tuple[str, int, int]  # path, first line, last line (0, 0: the file, no line)
 _F = TypeVar("_F")
@@ -126,13 +126,8 @@ def _patch_lines(patch: str) -> tuple[set[int], set[int]]:
 
 
 def place_of(location: str) -> Place:
-    """``path:12`` / ``path:3-9`` / ``path`` -> (path, start, end)."""
-    match = _PLACE.match(location.strip())
-    if not match:
-        return location.strip(), 0, 0
-    start = int(match["start"])
-    end = int(match["end"]) if match["end"] else start
-    return match["path"], min(start, end), max(start, end)
+    """``path:12`` / ``path:3-9`` / ``path`` -> (path, start, end): the one parser, grounding's."""
+    return place(location)
 
 
 def split(

@@ -39,7 +39,7 @@ from fluxdrive.core.confine import OutsideRootError, read_confined
 from fluxdrive.errors import InputError
 from fluxdrive.synthesis.model import Grounding
 
-# ``path:12`` / ``path:L3-L9`` / ``path:12:5``, as fluxdrive.reports.diff_filter.place_of reads places.
+# ``path:12`` / ``path:L3-L9`` / ``path:12:5``: the one parser of a place (the diff filter uses it too).
 _PLACE = re.compile(r"^(?P<path>.+?):L?(?P<start>\d+)(?:-L?(?P<end>\d+)|:\d+)?$")
 _SECTION = re.compile(r"^section:\s*(?P<heading>.+)$", re.IGNORECASE)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<text>.+?)\s*#*\s*$")
