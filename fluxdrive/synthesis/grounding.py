@@ -31,11 +31,13 @@ module stays pure; :func:`project_reader` is the one edge that touches disk.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from fluxdrive.core.confine import OutsideRootError, read_confined
+from fluxdrive.core.masking import strip_controls
 from fluxdrive.errors import InputError
 from fluxdrive.synthesis.model import Grounding
 
@@ -192,6 +194,16 @@ def project_reader(root: Path, limit: int) -> Reader:
     return read
 
 
+def _shown_as(candidate: Path) -> bool:
+    """A file whose real name differs from ``candidate``'s only by control characters: the place cites it as
+    every output shows it (``shop/net\\x1b[31mtools.py`` is written ``shop/nettools.py``): it is there."""
+    try:
+        names = [entry.name for entry in os.scandir(candidate.parent)]
+    except OSError:
+        return False
+    return any(strip_controls(name) == candidate.name and name != candidate.name for name in names)
+
+
 def _read(root: Path, path: str, limit: int, unjudged: set[str]) -> str | None:
     candidate = Path(root) / path
     try:
@@ -199,8 +211,8 @@ def _read(root: Path, path: str, limit: int, unjudged: set[str]) -> str | None:
     except OutsideRootError:
         return None  # a place outside the project is not in the reviewed input
     except InputError:
-        if candidate.exists():  # there, but a directory, too large or unreadable: cannot tell
-            unjudged.add(path)
+        if candidate.exists() or _shown_as(candidate):  # there (a directory, too large, unreadable; or a
+            unjudged.add(path)  # name whose control characters every output drops): cannot tell
             raise UnjudgedError(path) from None
         return None
     if b"\0" in data[:8192]:

@@ -22,21 +22,9 @@ from fluxdrive.config import Config
 from fluxdrive.runtimes import Runtime
 from fluxdrive.runtimes.static import StaticRuntime
 from tests.static.test_static_runtime import _copy, _review
+from tests.static.test_static_runtime import reports_without_peers as _reports
 
 AGENTS = ["fd-correctness", "fd-quality", "fd-safety"]
-PEERS = b"\n### Peer Findings Acknowledged"
-COMPLETE = b"<!-- flux-drive:complete -->"
-
-
-def _reports(out: Path) -> dict[str, bytes]:
-    """Each agent's report without its peer acknowledgements: which blocking findings a peer had shared
-    before an agent's checkpoint depends on how the concurrent agents were scheduled, here or anywhere.
-
-    The section sits just before the completion marker, so the marker is checked, then set aside too
-    (cutting at the section alone kept the marker only in the reports that had no section: a flake)."""
-    reports = {p.name: p.read_bytes() for p in out.glob("*.md")}
-    assert all(text.rstrip().endswith(COMPLETE) for text in reports.values()), reports
-    return {name: text.split(PEERS)[0].rstrip().removesuffix(COMPLETE).rstrip() for name, text in reports.items()}
 
 
 class ProcessBackend:
