@@ -32,6 +32,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.adversarial.test_cluster_connect import stale_address_review
 from tests.conftest import REPO, committed_copy
 from tests.fakes.llm_server import Echo, FakeProvider, Slow, Text, ToolCall
 from tests.servers import (
@@ -320,18 +321,6 @@ def _closed_port() -> int:
 def test_auto_with_a_stale_address_file_says_so_while_another_cluster_runs(servers: Servers, tmp_path: Path) -> None:
     """Ray lets any running GCS on the machine win over the address file of the last ``ray start``: a stale
     file next to another cluster (this module's, started with a token this client lacks) waited for minutes."""
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "app.py").write_text("x = 1\n")
-    port = free_port()
-    (tmp_path / "ray").mkdir()
-    (tmp_path / "ray" / "ray_current_cluster").write_text(f"127.0.0.1:{port}\n")
-    env = {k: v for k, v in os.environ.items() if k not in ("RAY_ADDRESS", "RAY_AUTH_TOKEN", "RAY_AUTH_MODE")}
-    env["RAY_TMPDIR"] = str(tmp_path)
-    exe = Path(sys.executable).parent / "fluxdrive"
-    done = subprocess.run(
-        [str(exe), "review", ".", "--yes", "--cluster", "auto"],
-        cwd=project, env=env, capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+    done, port, _project = stale_address_review(tmp_path)
     assert done.returncode == 2, done.stderr[-2000:]
     assert f"cannot connect to the Ray cluster at auto (127.0.0.1:{port})" in done.stderr.strip().splitlines()[-1]
