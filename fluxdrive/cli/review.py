@@ -67,8 +67,22 @@ class ReviewFlags:
         ),
     ] = None
     over_budget: Annotated[
-        bool, typer.Option("--over-budget", help="Dispatch even when the token estimate exceeds the budget.")
+        bool,
+        typer.Option(
+            "--over-budget",
+            help="Dispatch even when the token estimate exceeds the budget (never past --max-cost / budget.max_usd).",
+        ),
     ] = False
+    max_cost: Annotated[
+        float | None,
+        typer.Option(
+            "--max-cost",
+            metavar="USD",
+            min=0.000001,
+            help="Hard cost ceiling in US dollars (budget.max_usd): refused before dispatch when the estimate is "
+            "over it, and no model request starts that could pass it. --over-budget does not lift it.",
+        ),
+    ] = None
     llm_triage: Annotated[
         bool, typer.Option("--llm-triage", help="Let the model refine the base scores (0 stays absolute).")
     ] = False
@@ -195,6 +209,7 @@ class ReviewFlags:
             yes=self.yes,
             expand=self.expand,  # type: ignore[arg-type]
             over_budget=self.over_budget,
+            max_usd=self.max_cost,
             output_dir=self.output_dir,
             baseline=self.baseline,
             import_sarif=tuple(self.import_sarif or ()),

@@ -203,6 +203,20 @@ class ResearchConfig(_Section):
     )
 
 
+class ReactionConfig(_Section):
+    """The reaction round after the last stage: agents confirm, dispute or extend their peers' findings."""
+
+    enabled: bool = Field(True, description="run the reaction round when the gate says it can add value")
+    min_value: float = Field(
+        0.2, ge=0, le=2, description="skip under this value (share of P0/P1 findings + share of files cited twice)"
+    )
+    budget_share: float = Field(0.25, gt=0, le=1, description="share of the run's token budget the round may spend")
+    agent_tokens: int = Field(6_000, ge=0, description="estimated tokens of one reaction before its peers' text")
+    max_findings_per_agent: int = Field(30, ge=1, description="peer findings shown to one reacting agent")
+    max_chars_per_finding: int = Field(400, ge=40, description="characters of one peer finding's text")
+    max_chars_per_agent: int = Field(12_000, ge=200, description="characters of peer findings per reacting agent")
+
+
 class DropoutConfig(_Section):
     """AgentDropout (section 4.8)."""
 
@@ -251,6 +265,9 @@ class SynthesisConfig(_Section):
     top_tier_families: AgentList = Field(
         default_factory=lambda: ["claude"],
         description="model families whose single-source P0/P1 need no verification flag",
+    )
+    grounding: bool = Field(
+        True, description="demote a P0/P1 citing a line or quoting code that is not in the reviewed input"
     )
 
 
@@ -323,6 +340,12 @@ class BudgetConfig(_Section):
     research_agent_default: int = Field(15_000, ge=0, description="estimate for a research agent with no history")
     slicing_multiplier: float = Field(0.5, gt=0, le=1, description="estimate factor for sliced agents")
     min_agents: int = Field(2, ge=1, description="agents always kept when trimming to budget")
+    max_usd: float | None = Field(
+        None,
+        gt=0,
+        description="hard cost ceiling in US dollars (llm.prices), checked before dispatch and before every model "
+        "request; --over-budget does not lift it (None: no ceiling)",
+    )
 
 
 class KnowledgeBaseConfig(_Section):
@@ -465,6 +488,48 @@ class LlmConfig(_Section):
     prices: dict[str, ModelPrice] = Field(default_factory=_default_prices, description="USD per million tokens")
 
 
+Tier = Literal["small", "standard", "frontier"]
+Severity = Literal["P0", "P1", "P2", "P3"]
+
+
+class RolesConfig(_Section):
+    """Model roles (fluxdrive/data/agent-roles.yaml): the weakest model an agent may run on."""
+
+    floor_agents: AgentList = Field(
+        default_factory=lambda: ["fd-safety", "fd-correctness"],
+        description="agents that never run below the floor tier",
+    )
+    floor: Tier = Field("standard", description="the floor tier of floor_agents: small, standard or frontier")
+    floor_model: dict[str, str] = Field(
+        default_factory=lambda: {"anthropic": "anthropic:claude-sonnet-4-6", "openai": "openai:gpt-4o"},
+        description="per model family (anthropic, openai, ... or default): the provider:model an agent below "
+        "its floor runs on instead",
+    )
+
+
+class ValidationConfig(_Section):
+    """Cross-model validation: every P0/P1 a model wrote is checked by a model of another family."""
+
+    enabled: bool = Field(True, description="check model-produced P0/P1 findings before synthesis")
+    checker: dict[str, str] | list[str] = Field(
+        default_factory=dict,
+        description="checker models: per producer family ({anthropic = 'openai:gpt-4o'}), or a list where the "
+        "first of another family is used",
+    )
+    severities: list[Severity] = Field(
+        default_factory=lambda: list[Severity](["P0", "P1"]), description="the severities that are checked"
+    )
+    max_concurrency: int = Field(4, ge=1, le=32, description="validation calls in flight at once")
+    excerpt_lines: int = Field(12, ge=0, le=200, description="lines around a cited line shown to the checker")
+
+
+class EvidenceConfig(_Section):
+    """Analyzer evidence: a model agent gets the offline analyzers' candidates of its lane to confirm or refute."""
+
+    enabled: bool = Field(True, description="give model agents their lane's analyzer candidates as evidence")
+    max_per_agent: int = Field(30, ge=0, le=500, description="candidates per agent (most severe first)")
+
+
 class CliAgentConfig(_Section):
     """The ``cli-agent`` runtime: a coding-assistant CLI run headless per agent."""
 
@@ -507,6 +572,7 @@ class Config(_Section):
     dispatch: DispatchConfig = Field(default_factory=DispatchConfig)
     channel: ChannelConfig = Field(default_factory=ChannelConfig)
     research: ResearchConfig = Field(default_factory=ResearchConfig)
+    reaction: ReactionConfig = Field(default_factory=ReactionConfig)
     dropout: DropoutConfig = Field(default_factory=DropoutConfig)
     expansion: ExpansionConfig = Field(default_factory=ExpansionConfig)
     synthesis: SynthesisConfig = Field(default_factory=SynthesisConfig)
@@ -520,6 +586,9 @@ class Config(_Section):
     imports: ImportsConfig = Field(default_factory=ImportsConfig)
     eval: EvalConfig = Field(default_factory=EvalConfig)
     llm: LlmConfig = Field(default_factory=LlmConfig)
+    roles: RolesConfig = Field(default_factory=RolesConfig)
+    validation: ValidationConfig = Field(default_factory=ValidationConfig)
+    evidence: EvidenceConfig = Field(default_factory=EvidenceConfig)
     cli_agent: CliAgentConfig = Field(default_factory=CliAgentConfig)
     agents: dict[str, AgentRuntime] = Field(default_factory=dict, description="per-agent runtime and model")
     trust: TrustConfig = Field(default_factory=TrustConfig)

@@ -37,6 +37,8 @@ PRIVILEGED: tuple[tuple[str, str], ...] = (
     ("agents.*.model", "chooses a model and its provider"),
     ("llm.model", "chooses a model and its provider"),
     ("llm.prices", "sets what the spending is counted at"),
+    ("roles.floor_model", "chooses a model and its provider"),
+    ("validation.checker", "chooses a model and its provider"),
     ("budget", "sets how much the review may spend"),
     ("dispatch.backend", "chooses where agents run"),
     ("dispatch.cluster", "chooses a host to connect to"),

@@ -134,6 +134,7 @@ async def run_stage(
                 left = None if deadline is None else deadline - (time.monotonic() - agent_started)
                 if (
                     result.outcome not in RETRYABLE
+                    or not result.retryable
                     or attempt == retries
                     or (left is not None and deadline is not None and left < deadline * MIN_RETRY_SHARE)
                 ):

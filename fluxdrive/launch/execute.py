@@ -31,10 +31,12 @@ from fluxdrive.core.interrupt import Interrupt
 from fluxdrive.core.masking import known_secrets
 from fluxdrive.errors import FluxdriveError, ReviewError, UsageError
 from fluxdrive.fixes import attach_suggestions
+from fluxdrive.launch.cost import record_decision, run_meter
 from fluxdrive.launch.knowledge import ReviewKnowledge
 from fluxdrive.launch.manifest import RunFacts, build_manifest, finish, write_manifest
 from fluxdrive.launch.plan import Ask, ReviewPlan, stage_plan, verify
 from fluxdrive.launch.progress import Progress, Recorder
+from fluxdrive.launch.roles import floored_plan, record_floors
 from fluxdrive.launch.settings import ExpandChoice, ReviewSettings
 from fluxdrive.launch.stages import Launcher, LaunchRecord, ReviewDeps
 from fluxdrive.reports.diff_filter import DEFAULT_MODE, DiffLines, FilterMode, apply_filter, check_mode
@@ -106,6 +108,7 @@ def execute(plan: ReviewPlan, backend: Backend | None = None, interaction: Inter
     talk = interaction or Interaction()
     mode = expand_mode(plan.settings, talk.ask)
     verify(plan)
+    plan, floors = floored_plan(plan)  # an agent below its role's model floor: a floor model, or refused here
     if backend is not None:
         plan.runtimes.use(backend)
     began = time.monotonic() - plan.seconds  # the run's clock starts when planning did
@@ -114,6 +117,7 @@ def execute(plan: ReviewPlan, backend: Backend | None = None, interaction: Inter
         for line in plan.steps:  # what planning decided, said once the run holds its directory
             progress.phase(line)
         decisions = DecisionLog(plan.output_dir)
+        record_floors(decisions, floors)
         _prepare(plan.output_dir, plan, progress, decisions)
         return _run(plan, plan.output_dir, mode, talk, progress, began, decisions)
 
@@ -132,6 +136,8 @@ def _run(
     channel_notes = _bind_channel(output_dir, config)
     stages = stage_plan(result, target, config, output_dir, _line_filter(plan))
     knowledge = ReviewKnowledge(Path(target.root), config, result.profile, result.domains)
+    meter = run_meter(config, decisions)
+    plan.runtimes.bind_meter(meter)  # every model call of the run, the later phases' included, charges it
     deps = ReviewDeps(plan.runtimes, progress, knowledge, talk.ask, talk.say, decisions)
     launcher = Launcher(result, target, config, stages, deps, output_dir)
     triage_seconds = round(time.monotonic() - began, 3)
@@ -142,8 +148,10 @@ def _run(
         started_at=started_at,
         interrupted=interrupted,
         phases={"triage": triage_seconds, **record.phases()},
-        model_calls=list(plan.model_calls),
-        notes=list(dict.fromkeys([*record.notes, *plan.notes, *launcher.content.notes, *channel_notes])),
+        model_calls=[*plan.model_calls, *record.model_calls],
+        notes=list(
+            dict.fromkeys([*record.notes, *plan.notes, *launcher.content.notes, *channel_notes, *meter.notes()])
+        ),
     )
     manifest = build_manifest(launcher, facts).model_copy(update={"placement": record.placement})
     synthesis, files, manifest = _synthesize(launcher, plan, manifest, interrupted=interrupted, began=began)
@@ -157,8 +165,10 @@ def _run(
 def _prepare(output_dir: Path, plan: ReviewPlan, progress: Progress, decisions: DecisionLog) -> None:
     """The approved plan on disk (in this run's fresh directory), or a ReviewError when nobody would run."""
     result = plan.triage
-    write_outputs(result, output_dir)
+    write_outputs(result, output_dir, plan.cost.record() if plan.cost is not None else None)
     _record_triage(result, plan, decisions)
+    if plan.cost is not None:
+        record_decision(plan.cost, decisions)
     write_input_copy(output_dir, plan.target)
     progress.phase(triage_line(result))
     if not result.in_stage(1):

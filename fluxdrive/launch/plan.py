@@ -51,10 +51,12 @@ from fluxdrive.core.secret_values import collect as collect_secrets
 from fluxdrive.errors import UsageError
 from fluxdrive.imports.sarif import SarifImport
 from fluxdrive.launch.budget import Estimate, estimate
+from fluxdrive.launch.cost import CostEstimate, plan_cost
 from fluxdrive.launch.runtimes import RuntimePool
 from fluxdrive.launch.settings import ReviewSettings
 from fluxdrive.launch.slicing import ContentPlan, may_slice, route_content
 from fluxdrive.runs.baseline import Baseline, current_branch, load_baseline, since_last
+from fluxdrive.runs.decisions import DecisionLog
 from fluxdrive.runtimes import runtime_class
 from fluxdrive.triage import Triage, triage_target
 from fluxdrive.triage.scoring import not_prose
@@ -81,6 +83,7 @@ class ReviewPlan:
     baseline: Baseline | None = None
     imports: tuple[SarifImport, ...] = ()
     seconds: float = 0.0  # how long planning took (run.json counts it as the triage phase)
+    cost: CostEstimate | None = None  # the money estimate per agent and phase, against budget.max_usd
 
     @property
     def stage1(self) -> list[str]:
@@ -158,6 +161,8 @@ def _steps(plan: ReviewPlan, config_notes: list[str], ask: Ask | None) -> Review
     result, unrunnable = drop_unrunnable(result, runtimes, config)
     result, staging = apply_cost_model(result, runtimes, config, settings.model)
     steps.append(staging)
+    cost = _cost(result, plan, config)  # over budget.max_usd: stops here, before the budget question
+    steps += [cost.line()] if cost.tokens or cost.cap is not None else []
     budget = enforce_budget(
         result,
         runtimes,
@@ -173,6 +178,22 @@ def _steps(plan: ReviewPlan, config_notes: list[str], ask: Ask | None) -> Review
         notes=(*config_notes, *result.notes, *notes, *unrunnable),
         steps=tuple(steps),
         model_calls=tuple(calls),
+        cost=cost,
+    )
+
+
+def _cost(result: Triage, plan: ReviewPlan, config: Config) -> CostEstimate:
+    """The planned agents (stages 1 and 2) in dollars; over the cost ceiling, one line and exit 2."""
+    planned = [result.roster.agents[a.name] for a in result.agents if a.stage in (1, 2)]
+    stage = {a.name: f"stage{a.stage}" for a in result.agents}
+    found = price(result, planned, plan.runtimes, config, plan.settings.model)
+    agents = result.roster.agents
+    return plan_cost(
+        found,
+        config,
+        stage.__getitem__,
+        lambda name: model_of(agents[name], config, plan.settings.model),
+        DecisionLog(plan.output_dir),
     )
 
 
@@ -192,12 +213,15 @@ def effective_config(settings: ReviewSettings, target: Target) -> tuple[Config, 
     from fluxdrive.config.loader import with_flags
 
     flags = dict(settings.overrides)
+    labels = {k: f"flag --set {k}" for k in flags}
+    if settings.max_usd is not None:
+        flags["budget.max_usd"], labels["budget.max_usd"] = settings.max_usd, "flag --max-cost"
     if settings.config is not None:
         return with_flags(settings.config, flags), []
     loaded = load_config(
         Path(target.root),
         flags=flags,
-        flag_labels={k: f"flag --set {k}" for k in flags},
+        flag_labels=labels,
         revision=target.settings_revision,
     )
     return loaded.config, loaded.notes()

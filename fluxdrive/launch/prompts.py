@@ -72,8 +72,10 @@ def render_prompt(
     slice_note: str,
     domain_criteria: str,
     knowledge: str = "",
+    evidence: str = "",
 ) -> str:
-    """The full prompt for ``agent``: the template around its own instructions."""
+    """The full prompt for ``agent``: the template around its own instructions (and ``evidence``: the analyzer
+    candidates it is to confirm or refute, fluxdrive.launch.evidence, after the stage context)."""
     output_path = context.output_dir / f"{agent.name}.md"
     per_agent = {"output_path": str(output_path), "channel_path": str(context.channel_path), "name": agent.name}
     values = {
@@ -87,7 +89,7 @@ def render_prompt(
         "slice_note": slice_note,
         "domain_criteria": domain_criteria,
         "knowledge": knowledge.strip() or NO_KNOWLEDGE,
-        "stage_context": _stage_context(context),
+        "stage_context": _stage_context(context) + evidence,
         "instructions": _fill(agent.instructions, per_agent).strip(),
     }
     return _fill(_template(), values).rstrip() + "\n"

@@ -20,6 +20,7 @@ from pathlib import Path
 from fluxdrive.agents import AgentDefinition
 from fluxdrive.config.model import Config
 from fluxdrive.runtimes import Backend, Runtime, runtime_class
+from fluxdrive.runtimes.llm.spend import SpendMeter
 
 
 @dataclass
@@ -29,7 +30,14 @@ class RuntimePool:
     default: str | Runtime = "static"
     model: str | None = None
     backend: Backend | None = None  # None: every runtime runs its agents in this process
+    meter: SpendMeter | None = None  # the run's money meter: every runtime made here charges it
     _made: dict[str, Runtime] = field(default_factory=dict)
+
+    def bind_meter(self, meter: SpendMeter) -> None:
+        """Charge every runtime of this review, made now or later, to ``meter`` (``budget.max_usd``)."""
+        self.meter = meter
+        for runtime in self._made.values():
+            runtime.bind_meter(meter)
 
     def use(self, backend: Backend) -> None:
         """Run on ``backend`` from now on; each runtime decides what it distributes there
@@ -54,6 +62,8 @@ class RuntimePool:
             else:
                 made = runtime_class(name).create(self.model)
             self._made[name] = made if self.backend is None else made.distribute(self.backend, self.model)
+            if self.meter is not None:
+                self._made[name].bind_meter(self.meter)
         return self._made[name]
 
     def for_agent(self, agent: AgentDefinition, config: Config) -> Runtime:

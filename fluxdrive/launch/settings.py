@@ -53,6 +53,7 @@ class ReviewSettings:
     yes: bool = False  # approve the plan, and accept the expansion recommendation unless ``expand`` says more
     expand: ExpandChoice | None = None
     over_budget: bool = False
+    max_usd: float | None = None  # --max-cost: the hard money ceiling (budget.max_usd); --over-budget never lifts it
     output_dir: Path | None = None
     baseline: Path | None = None  # report only findings not in this baseline
     import_sarif: tuple[Path | str, ...] = ()  # other analyzers' SARIF results merged into the findings

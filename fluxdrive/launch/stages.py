@@ -21,20 +21,24 @@ from fluxdrive.config.model import Config
 from fluxdrive.core.masking import scrub
 from fluxdrive.core.threads import in_daemon_thread
 from fluxdrive.errors import ReviewError
+from fluxdrive.launch.budget import budget_key
 from fluxdrive.launch.content import ContentBuilder
 from fluxdrive.launch.criteria import merged_criteria, render_criteria
 from fluxdrive.launch.dispatcher import Launch, run_stage
 from fluxdrive.launch.dropout import Dropout, assess_dropout, render_dropout
+from fluxdrive.launch.evidence import AnalyzerEvidence
 from fluxdrive.launch.expansion import Decision, choose, decide, render_decision
 from fluxdrive.launch.knowledge import ReviewKnowledge
 from fluxdrive.launch.monitor import Monitor
 from fluxdrive.launch.plan import Ask, StagePlan
 from fluxdrive.launch.progress import Progress
 from fluxdrive.launch.prompts import PromptContext, render_prompt, save_prompt
+from fluxdrive.launch.reaction import ReactionPhase, RoundInputs, reaction_round
 from fluxdrive.launch.research import EXECUTORS, ResearchExecutor, ResearchOutcome, find_triggers, run_research
 from fluxdrive.launch.runtimes import RuntimePool
+from fluxdrive.launch.validation import model_ask, validate, validation_line
 from fluxdrive.runs.decisions import DecisionLog
-from fluxdrive.runtimes import AgentResult, AgentTask, Runtime
+from fluxdrive.runtimes import AgentResult, AgentTask, Outcome, Runtime
 from fluxdrive.synthesis import Finding, synthesize
 from fluxdrive.triage import Triage
 from fluxdrive.workspace import Target
@@ -80,12 +84,14 @@ class LaunchRecord:
     stage1: StagePhase | None = None
     research: tuple[ResearchOutcome, ...] = ()
     research_seconds: float = 0.0
+    reaction: ReactionPhase | None = None  # the reaction round after the last stage (launch/reaction.py)
     expansion: ExpansionPhase | None = None
     stage2: StagePhase | None = None
     results: dict[str, AgentResult] = field(default_factory=dict)
     launched: dict[str, int] = field(default_factory=dict)  # agent -> the stage it was dispatched in
     notes: list[str] = field(default_factory=list)
     placement: list[str] = field(default_factory=list)  # where agents and analysis ran (a cluster)
+    model_calls: list[dict[str, Any]] = field(default_factory=list)  # calls besides the agents' (validation)
 
     @property
     def chosen(self) -> tuple[str, ...]:
@@ -100,6 +106,8 @@ class LaunchRecord:
             out["research"] = self.research_seconds
         if self.stage2 is not None:
             out["stage2"] = self.stage2.seconds
+        if self.reaction is not None and self.reaction.ran:
+            out["reaction"] = self.reaction.seconds
         return out
 
 
@@ -115,6 +123,9 @@ class Launcher:
         self.content = ContentBuilder(target, plan.content, plan.line_filter)
         self.record = LaunchRecord(notes=list(deps.knowledge.notes))
         self.stage1_findings: list[Finding] = []
+        self.evidence = AnalyzerEvidence(  # analyzer candidates for the agents on a model (launch/evidence.py)
+            config, deps.runtimes, self.content, output_dir, self.channel_path, deps.decisions, deps.progress.phase
+        )
 
     async def run(self, mode: ExpandChoice) -> LaunchRecord:
         """Stage 1, research, the expansion decision and Stage 2; the record (also when interrupted)."""
@@ -139,16 +150,71 @@ class Launcher:
                 self.deps.decisions.record("choice", {"stage2": chosen}, {"mode": mode})
             if chosen:
                 record.stage2 = await self._stage(2, chosen, monitor)
+        record.reaction = await self._react()
+        await self._validate()
         await self.deps.runtimes.aclose()
         record.notes.extend(self.deps.runtimes.notes())
         record.placement.extend(self.deps.runtimes.placement())
         return record
+
+    async def _validate(self) -> None:
+        """Every model's P0/P1 checked by a model of another family, before synthesis (launch/validation.py)."""
+        agents, runtimes, results = self.triage.roster.agents, self.deps.runtimes, self.record.results
+
+        def model_of(name: str) -> str | None:
+            if name not in agents or name not in results:
+                return None
+            if not runtimes.for_agent(agents[name], self.config).costs_tokens:
+                return None
+            return f"{results[name].provenance.provider}:{results[name].provenance.model_id}"
+
+        done = await validate(
+            self.output_dir,
+            Path(self.target.root),
+            self.config,
+            model_of,
+            model_ask(self.config, runtimes.meter),
+            self.deps.decisions,
+            grounds=self.target.kind != "diff",
+        )
+        if done.checks:
+            self.deps.progress.phase(validation_line(done))
+        self.record.notes.extend(done.notes)
+        self.record.model_calls.extend(done.model_calls)
+
+    async def _react(self) -> ReactionPhase:
+        """The reaction round over every report so far (launch/reaction.py); its notes and calls recorded."""
+        agents, results = self.triage.roster.agents, self.record.results
+        completed = {
+            n: agents[n] for n in self.record.launched if n in results and results[n].outcome is Outcome.COMPLETED
+        }
+
+        def task_for(agent: AgentDefinition, prompt: str, runtime: Runtime) -> AgentTask:
+            content = self.content.for_agent(agent.name)
+            return AgentTask(agent, prompt, content, self.output_dir, self.channel_path, self.config,
+                             self._timeout(runtime), 3)  # fmt: skip
+
+        budgets = self.config.budget.per_input
+        inputs = RoundInputs(
+            self._stage1_findings(),
+            completed,
+            lambda agent: self.deps.runtimes.for_agent(agent, self.config),
+            task_for,
+            {a.name: a.final_score for a in self.triage.agents},
+            budgets.get(budget_key(self.triage.profile, self.config), budgets.get("other", 150_000)),
+            self.target.label,
+        )
+        done = await reaction_round(inputs, self.config, self.output_dir, self.deps.decisions, self.deps.progress.phase)
+        self.record.notes.extend(done.notes)
+        self.record.model_calls.extend(done.model_calls)
+        return done
 
     # ---------------------------------------------------------------- stages
 
     async def _stage(self, stage: int, names: Sequence[str], monitor: Monitor) -> StagePhase:
         started = time.monotonic()
         context = self._context(stage)
+        self.record.notes.extend(await self.evidence.prepare([self.triage.roster.agents[n] for n in names], stage))
         launches = [self._launch(self.triage.roster.agents[n], stage, context) for n in names]
         for name in names:
             self.record.launched[name] = stage
@@ -176,6 +242,7 @@ class Launcher:
                 slice_note=note,
                 domain_criteria=render_criteria(criteria),
                 knowledge=self.deps.knowledge.for_agent(agent),
+                evidence=self.evidence.prompt_for(agent.name),
             )
         )
         save_prompt(self.output_dir, agent.name, prompt)

@@ -120,6 +120,8 @@ def finding_comment(finding: PublishedFinding, *, extra_places: Iterable[str] = 
     lines = [f"**{_severity(finding.severity)} · {text(finding.title, 500)}**", ""]
     if finding.not_grounded:
         lines += [f"Not grounded: {text(finding.not_grounded)}", ""]
+    if finding.not_confirmed:
+        lines += [f"Not confirmed: {text(finding.not_confirmed)}", ""]
     if finding.why:
         lines += [text(finding.why), ""]
     if finding.fix:

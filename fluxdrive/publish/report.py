@@ -67,6 +67,7 @@ class PublishedFinding:
     fix: str = ""
     suggestions: tuple[SuggestionOut, ...] = ()  # mechanical fixes, one per place that has one
     not_grounded: str = ""  # why its places or quoted code are not in the reviewed input (synthesis/grounding.py)
+    not_confirmed: str = ""  # why a checker model of another family rejected it (synthesis/validation.py)
 
     @property
     def place(self) -> Place | None:
@@ -163,7 +164,17 @@ def _finding(
         fix=fix,
         suggestions=tuple(item.suggestions),
         not_grounded=item.grounding.reason if item.grounding is not None and not item.grounding.grounded else "",
+        not_confirmed=_not_confirmed(item),
     )
+
+
+def _not_confirmed(item: FindingOut) -> str:
+    """The checker's word on a finding it rejected, with the severity it had ("" unless rejected)."""
+    checked = item.validation
+    if checked is None or checked.status != "not-confirmed":
+        return ""
+    said = f"{checked.checker}: {checked.reason}"
+    return f"{said} (demoted from {checked.demoted_from})" if checked.demoted_from else said
 
 
 def load_run(directory: Path, root: Path | None = None) -> RunReport:

@@ -31,6 +31,7 @@ def _finding_line(finding: Finding, width: int | None = None, of: int = 0) -> st
     """
     warning = " [single agent]" if finding.convergence <= 1 and finding.severity in ("P0", "P1") else ""
     warning += " [ungrounded]" if finding.not_grounded else ""
+    warning += " [not confirmed]" if finding.not_confirmed else ""
     where = f" {finding.location}" if finding.location else ""
     prefix = f"  {finding.id:<6} {ratio(finding, of):>5}{warning} "
     room = TITLE_WIDTH if width is None else max(MIN_TITLE, width - len(prefix) - len(where))

@@ -72,6 +72,34 @@ class GroundingOut(_Out):
     demoted_from: Severity | None = Field(None, description="the severity agents gave before it was lowered to P2")
 
 
+class ValidationOut(_Out):
+    """What a checker model of another family said about a model's P0/P1 (synthesis/validation.py)."""
+
+    status: Literal["confirmed", "not-confirmed", "unclear", "unvalidated"]
+    checker: str | None = Field(description="provider:model of the checker; null when none was configured")
+    reason: str = Field("", description="the checker's reason, or why there was no clear answer")
+    demoted_from: Severity | None = Field(None, description="the severity before a rejection lowered it to P2")
+    producer: str = Field("", description="provider:model of the model(s) that wrote the finding")
+
+
+class SupportOut(_Out):
+    """Which analyzers and which models support a finding (synthesis/evidence.py, analyzer evidence)."""
+
+    analyzers: list[str] = Field(description="agent:rule of each analyzer candidate it stands for")
+    models: list[str] = Field(description="provider:model of each model that reported or confirmed it")
+    refuted: dict[str, str] = Field(description="provider:model -> the reason a model gave for refuting it")
+
+
+class ReactionsOut(_Out):
+    """What peers answered about a finding in the reaction round (synthesis/reactions.py)."""
+
+    confirmed_by: list[str] = Field(description="confirmed it citing code of their own (counted in convergence)")
+    hearsay: list[str] = Field(description="confirmed it without independent evidence (not counted)")
+    disputed_by: list[str] = Field(description="disputed it with a citation that grounds (confidence lowered)")
+    extended_by: list[str] = Field(description="added to it")
+    demoted_from: Severity | None = Field(None, description="the severity before two or more disputes lowered it")
+
+
 class FindingOut(_Out):
     """One merged finding."""
 
@@ -115,6 +143,13 @@ class FindingOut(_Out):
     )
     grounding: GroundingOut | None = Field(
         default=None, description="null: not judged (no file place, or the reviewed project is unknown)"
+    )
+    reactions: ReactionsOut | None = Field(default=None, description="null: no peer reacted to it")
+    validation: ValidationOut | None = Field(
+        default=None, description="null: not checked (not a model's P0/P1, or validation is off)"
+    )
+    support: SupportOut | None = Field(
+        default=None, description="null: no analyzer evidence was given to a model agent in this run"
     )
 
 
@@ -251,7 +286,25 @@ def _finding(finding: Finding) -> FindingOut:
         imported_from=[ImportedOut(tool=tool, rule=rule) for tool, rule in finding.imported_from],
         suggestions=[_mirror(SuggestionOut, s, lines=list(s.lines)) for s in finding.suggestions],
         grounding=_mirror(GroundingOut, finding.grounding) if finding.grounding is not None else None,
+        reactions=_reactions(finding),
+        validation=_mirror(ValidationOut, finding.validation) if finding.validation is not None else None,
+        support=_support(finding),
     )
+
+
+def _support(finding: Finding) -> SupportOut | None:
+    support = finding.support
+    if support is None:
+        return None
+    return SupportOut(analyzers=list(support.analyzers), models=list(support.models), refuted=dict(support.refuted))
+
+
+def _reactions(finding: Finding) -> ReactionsOut | None:
+    found = finding.reactions
+    if found is None:
+        return None
+    lists = {name: list(getattr(found, name)) for name in ("confirmed_by", "hearsay", "disputed_by", "extended_by")}
+    return ReactionsOut(**lists, demoted_from=found.demoted_from)
 
 
 def build_document(result: Synthesis) -> FindingsDocument:

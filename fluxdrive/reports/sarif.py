@@ -161,6 +161,14 @@ def _result(finding: Finding, places: list[tuple[str, int]], rule_index: int, fi
             properties["grounding"]["demotedFrom"] = finding.grounding.demoted_from
         message += f" [not grounded: {finding.grounding.reason}]"
         level = UNGROUNDED_LEVEL
+    if finding.validation is not None:  # a checker model of another family's answer (synthesis/validation.py)
+        checked = finding.validation
+        properties["validation"] = {"status": checked.status, "checker": checked.checker, "reason": checked.reason}
+        if checked.demoted_from:
+            properties["validation"]["demotedFrom"] = checked.demoted_from
+        if finding.not_confirmed:
+            message += f" [not confirmed: {finding.not_confirmed}]"
+            level = UNGROUNDED_LEVEL
     result: dict[str, Any] = {
         "ruleId": rule_id(finding),
         "ruleIndex": rule_index,

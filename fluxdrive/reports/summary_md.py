@@ -26,12 +26,49 @@ def _where(finding: Finding) -> str:
 def _warning(finding: Finding) -> str:
     notes = cautions(finding)
     shown = f" ⚠ {', '.join(notes)}" if notes else ""
-    return shown + _ungrounded(finding)
+    return shown + _ungrounded(finding) + _not_confirmed(finding) + _supporters(finding) + _reacted(finding)
 
 
 def _ungrounded(finding: Finding) -> str:
     """The marker of a finding not grounded in the reviewed input, with why (synthesis/grounding.py)."""
     return f" **[ungrounded]** {_cell(finding.not_grounded)}" if finding.not_grounded else ""
+
+
+def _reacted(finding: Finding) -> str:
+    """What peers answered in the reaction round (synthesis/reactions.py): disputes with evidence, evidenced
+    confirmations, and hearsay (shown, not counted)."""
+    found = finding.reactions
+    if found is None:
+        return ""
+    parts = []
+    if found.disputed_by:
+        lowered = f" (demoted from {found.demoted_from})" if found.demoted_from else ""
+        parts.append(f" **[disputed]** by {_cell(', '.join(found.disputed_by))}{lowered}")
+    if found.confirmed_by:
+        parts.append(f" — confirmed with evidence by {_cell(', '.join(found.confirmed_by))}")
+    if found.hearsay:
+        parts.append(f" — hearsay (not counted): {_cell(', '.join(found.hearsay))}")
+    return "".join(parts)
+
+
+def _not_confirmed(finding: Finding) -> str:
+    """The marker of a finding the checker model rejected, with its reason (synthesis/validation.py)."""
+    return f" **[not confirmed]** {_cell(finding.not_confirmed)}" if finding.not_confirmed else ""
+
+
+def _supporters(finding: Finding) -> str:
+    """Who supports it, when analyzer evidence was given ("supported by fd-safety:py-sql-injection + openai:gpt-4o"),
+    and the first refutation of one no model supports."""
+    support = finding.support
+    if support is None:
+        return ""
+    names = [*support.analyzers, *support.models]
+    shown = " + ".join(names[:3]) + (f" + {len(names) - 3} more" if len(names) > 3 else "")
+    text = f" — supported by {_cell(shown) or 'nobody'}"
+    if support.refuted and not support.models:
+        model, reason = support.refuted[0]
+        text += f" **[refuted by {_cell(model)}]** {_cell(reason)}"
+    return text
 
 
 def _section(title: str, rows: list[str], empty: str) -> list[str]:
@@ -92,7 +129,9 @@ def _issues(result: Synthesis) -> list[str]:
         suffix = f" — {'; '.join(extra)}" if extra else ""
         rows.append(
             f"- [ ] **{finding.id}** ({finding.severity}, {finding.convergence_label}) {finding.title}{_where(finding)}"
-            f" — {', '.join(finding.agents)}{suffix}{_ungrounded(finding)}"
+            f" — {', '.join(finding.agents)}{suffix}{_ungrounded(finding)}{_not_confirmed(finding)}"
+            f"{_reacted(finding)}"
+            f"{_supporters(finding)}"
         )
     return _section("Issues to Address", rows, "Nothing to address.")
 

@@ -26,7 +26,20 @@ from pathlib import Path
 from typing import Any
 
 FILE_NAME = "decisions.jsonl"
-KINDS = ("triage", "staging", "dropout", "expansion", "choice")
+KINDS = (
+    "triage",
+    "staging",
+    "dropout",
+    "expansion",
+    "choice",
+    "model-floor",
+    "validation",
+    "reaction-gate",
+    "reaction-budget",
+    "evidence",
+    "cost-estimate",
+    "cost-ceiling",
+)
 
 
 class DecisionLog:

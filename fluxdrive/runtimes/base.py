@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 if TYPE_CHECKING:
     from fluxdrive.agents import AgentDefinition
     from fluxdrive.config import Config
+    from fluxdrive.runtimes.llm.spend import SpendMeter
+    from fluxdrive.synthesis.evidence import Candidate
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +122,15 @@ class Provenance:
 
 
 @dataclass(frozen=True, slots=True)
+class Reply:
+    """A runtime's answer to one question outside a review (the reaction round): the text, its cost, who."""
+
+    text: str
+    usage: Usage
+    provenance: Provenance
+
+
+@dataclass(frozen=True, slots=True)
 class AgentResult:
     """The outcome of one agent run; the report itself is on disk."""
 
@@ -132,6 +143,7 @@ class AgentResult:
     notes: tuple[str, ...] = ()
     skipped: tuple[tuple[str, str], ...] = ()  # (file, why): content the agent could not review
     report_sha256: str | None = None  # of the report as it was when the run ended (the frozen copy)
+    retryable: bool = True  # False: a retry cannot help (the run's cost ceiling stopped it)
 
 
 class Runtime(abc.ABC):
@@ -157,6 +169,8 @@ class Runtime(abc.ABC):
     key_env_var: ClassVar[str | None] = None
     remote: ClassVar[bool] = False
     reads_prompt: ClassVar[bool] = True  # False: the prompt cannot prime it (knowledge re-discovery is independent)
+    reacts: ClassVar[bool] = False  # True: it can answer peers' findings in the reaction round (react)
+    supplies_evidence: ClassVar[bool] = False  # True: evidence() gives a lane's analyzer candidates, offline
     description: ClassVar[str] = ""
 
     @abc.abstractmethod
@@ -166,6 +180,22 @@ class Runtime(abc.ABC):
     def provenance(self, task: AgentTask) -> Provenance:
         """Who runs ``task`` (used for stubs when ``run`` fails)."""
         return Provenance(self.name, self.name, self.name)
+
+    async def react(self, task: AgentTask) -> Reply:
+        """The agent's answer to ``task.prompt`` (the reaction round's peers and rules) and what it cost.
+
+        Only a runtime with ``reacts = True`` is asked (fluxdrive.launch.reaction); it may read the project
+        to cite evidence but writes nothing. Any failure raises: the round turns it into a note.
+        """
+        raise NotImplementedError(f"the {self.name} runtime does not react")
+
+    def evidence(self, task: AgentTask) -> list[Candidate]:
+        """The candidates this runtime's analyzers find in ``task.agent``'s lane, unnumbered (blocking; in-process).
+
+        Only a runtime with ``supplies_evidence = True`` is asked (fluxdrive.launch.evidence): its candidates are
+        given to the agents that run on a model, to confirm or refute. Writes nothing.
+        """
+        raise NotImplementedError(f"the {self.name} runtime supplies no evidence")
 
     @classmethod
     def create(cls, model: str | None = None) -> Runtime:
@@ -196,6 +226,11 @@ class Runtime(abc.ABC):
 
     async def aclose(self) -> None:
         """Release what the instance holds (HTTP clients); called once the stages are done."""
+        return None
+
+    def bind_meter(self, meter: SpendMeter) -> None:
+        """Charge this runtime's model calls to the run's money meter (``budget.max_usd``); a runtime that
+        makes no model calls of its own (static, a CLI agent billed elsewhere) ignores it."""
         return None
 
     def notes(self) -> list[str]:

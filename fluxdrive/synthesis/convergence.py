@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from fluxdrive.config.model import SynthesisConfig
 from fluxdrive.contracts.run_manifest import RunManifest, SliceRecord
-from fluxdrive.synthesis.model import AgentOutput, RawFinding
+from fluxdrive.synthesis.model import AgentOutput, RawFinding, Reactions
 
 LEVELS = ("low", "medium", "high")
 
@@ -56,8 +56,13 @@ def measure(
     settings: SynthesisConfig,
     *,
     acknowledged: bool = False,
+    reactions: Reactions | None = None,
 ) -> Convergence:
-    """N/M, confidence and the cross-family fields for one merged finding."""
+    """N/M, confidence and the cross-family fields for one merged finding.
+
+    ``reactions`` (the reaction round, synthesis/reactions.py): each agent that confirmed it with evidence of
+    its own counts toward N; a dispute with evidence lowers the confidence one level.
+    """
     completed = [a for a, o in outputs.items() if o.completed]
     files = {m.file for m in members if m.file}
     sections = {m.section for m in members}
@@ -70,13 +75,16 @@ def measure(
 
     reporters = sorted({m.agent for m in members if outputs.get(m.agent) is not None and outputs[m.agent].completed})
     beyond = tuple(a for a in reporters if not saw(a))
-    population = len({a for a in completed if saw(a)} | set(reporters))
-    count = len(reporters)
+    confirmed = [a for a in (reactions.confirmed_by if reactions else ()) if a not in reporters]
+    population = len({a for a in completed if saw(a)} | set(reporters) | set(confirmed))
+    count = len(reporters) + len(confirmed)
     level = 2 if count >= settings.confidence_high else 1 if count >= settings.confidence_medium else 0
     if members and all(m.from_prose for m in members):
         level -= 1
     if acknowledged:
         level += 1
+    if reactions is not None and reactions.disputed_by:
+        level -= 1
     proven = max((LEVELS.index(m.evidence) for m in members if m.evidence in LEVELS), default=-1)
     level = max(level, proven)
     families = Counter(outputs[a].provenance.model_family for a in reporters)

@@ -27,7 +27,7 @@ from fluxdrive.core.paths import require_directory
 from fluxdrive.core.project import find_project_root
 from fluxdrive.errors import FluxdriveError, InputError, ReviewError
 from fluxdrive.exchange import channel
-from fluxdrive.synthesis import convergence, grounding, timeline
+from fluxdrive.synthesis import convergence, evidence, grounding, reactions, timeline, validation
 from fluxdrive.synthesis.collect import collect_agent, discover, frozen_report
 from fluxdrive.synthesis.dedup import Cluster, Similarity, deduplicate, normalize_title
 from fluxdrive.synthesis.model import SEVERITY_ORDER, AgentOutput, Conflict, Finding, Grounding, RawFinding
@@ -222,7 +222,14 @@ def _recommendations(
 def _number(findings: list[Finding], improvements: bool) -> list[Finding]:
     ordered = sorted(
         findings,
-        key=lambda f: (SEVERITY_ORDER[f.severity], -f.convergence, f.title.lower(), f.locations, f.agents),
+        key=lambda f: (
+            SEVERITY_ORDER[f.severity],
+            *evidence.rank_key(f),
+            -f.convergence,
+            f.title.lower(),
+            f.locations,
+            f.agents,
+        ),
     )
     counters: dict[str, int] = {}
     for finding in ordered:
@@ -239,16 +246,27 @@ def _assemble(
     config: Config,
     improvements: bool,
     ground: Callable[[Finding], Grounding | None],
+    weigh: Callable[[Finding], None] | None = None,
+    checked: Callable[[Finding], None] | None = None,
+    supported: Callable[[Finding], None] | None = None,
 ) -> list[Finding]:
     findings = [_finding(c, outputs) for c in clusters]
     for finding in findings:
         _ground(finding, ground(finding))
-        measured = convergence.measure(finding.members, finding.severity, outputs, manifest, config.synthesis)
+        if checked is not None:  # the checker models' answers: a rejected P0/P1 drops (synthesis/validation.py)
+            checked(finding)
+        if weigh is not None:  # the reaction round's answers (synthesis/reactions.py)
+            weigh(finding)
+        measured = convergence.measure(
+            finding.members, finding.severity, outputs, manifest, config.synthesis, reactions=finding.reactions
+        )
         finding.convergence, finding.population = measured.convergence, measured.population
         finding.confidence, finding.cross_family_convergence = measured.confidence, measured.families
         finding.weighted_convergence = measured.weighted
         finding.verification_recommended = measured.verification_recommended and not improvements
         finding.partial, finding.beyond_slice = measured.partial, list(measured.beyond_slice)
+        if supported is not None:  # which analyzers and models support it (synthesis/evidence.py)
+            supported(finding)
     ordered = _number(findings, improvements)
     position = {id(f): n for n, f in enumerate(ordered)}
     for index, cluster in enumerate(clusters):
@@ -279,14 +297,44 @@ def _grounding_judge(
     Document sections are looked up in the markdown files the findings cite, and the input itself.
     A diff is not judged: its added lines need not be in the working tree (a saved or piped diff of a
     branch that is not checked out), and judging them there would demote true findings.
+    With ``synthesis.grounding`` off nothing is judged (to measure what grounding changes).
     """
-    if root is None or (manifest is not None and manifest.input is not None and manifest.input.type == "diff"):
+    off = not config.synthesis.grounding
+    if off or root is None or (manifest is not None and manifest.input is not None and manifest.input.type == "diff"):
         return lambda finding: None
     read = grounding.project_reader(root, config.static.max_file_bytes)
     cited = {grounding.place(p)[0] for r in raws for p in (r.location, *r.also) if p}
     label = manifest.input.path if manifest and manifest.input else ""
     documents = sorted(p for p in {*cited, label} if p.lower().endswith((".md", ".markdown")))
     return lambda finding: grounding.judge(finding.locations, finding.title, read, documents)
+
+
+def _reactions(
+    output_dir: Path, root: Path, project: Path | None, manifest: RunManifest | None, config: Config, notes: list[str]
+) -> tuple[list[reactions.Reaction], Callable[[Finding], None]]:
+    """The reaction round's answers and how they weigh on a finding; evidence is looked up in the reviewed
+    project (not in a diff's working tree, which need not hold the change: a citation is then taken as given)."""
+    found, unread = reactions.load(output_dir, root)
+    notes.extend(unread)
+    diff = manifest is not None and manifest.input is not None and manifest.input.type == "diff"
+    read = grounding.project_reader(project, config.static.max_file_bytes) if project and not diff else None
+    return found, reactions.weigher(found, read)
+
+
+def _validation(output_dir: Path, root: Path, notes: list[str]) -> Callable[[Finding], None]:
+    """The checker models' answers (validation.jsonl) and how they apply to a finding."""
+    checks, unread = validation.read(output_dir, root)
+    notes.extend(unread)
+    found = validation.index(checks)
+    return lambda finding: validation.apply(finding, found)
+
+
+def _evidence(output_dir: Path, root: Path, outputs: Mapping[str, AgentOutput], notes: list[str]) -> evidence.Backing:
+    """The analyzer candidates model agents were given, and their answers (none: no evidence in this run)."""
+    given, unread = evidence.read_given(output_dir, root, outputs)
+    notes.extend(unread)
+    answers = {a: evidence.parse_answers(outputs[a].text, [c.id for c in g.candidates]) for a, g in given.items()}
+    return evidence.Backing(given, answers, {a: o.provenance for a, o in outputs.items()})
 
 
 def _grounding_root(given: RunManifest | None, manifest: RunManifest | None, root: Path) -> Path | None:
@@ -316,7 +364,13 @@ def _apply_timeline(
         if finding.acknowledged_by:
             finding.acknowledged_by.sort()
             raised = convergence.measure(
-                finding.members, finding.severity, outputs, manifest, config.synthesis, acknowledged=True
+                finding.members,
+                finding.severity,
+                outputs,
+                manifest,
+                config.synthesis,
+                acknowledged=True,
+                reactions=finding.reactions,
             )
             finding.confidence = raised.confidence
 
@@ -429,13 +483,24 @@ def _synthesize(output_dir: Path, config: Config, now: datetime | None, given: R
         notes.append(f"skipped {read.skipped} incomplete or invalid line(s) of peer-findings.jsonl")
     similar = Similarity(config.synthesis.dedup_max_distance, config.synthesis.dedup_min_shared_words)
     raws = [f for output in outputs.values() for f in output.findings]
+    backing = _evidence(output_dir, root, outputs, notes)
+    raws.extend(evidence.candidate_findings(backing.given))
 
     def title_of(cluster: Cluster) -> str:
         return cluster.members[_preferred(cluster, outputs)].title
 
     ground = _grounding_judge(_grounding_root(given, manifest, root), manifest, raws, config)
+    reacted, weigh = _reactions(output_dir, root, _grounding_root(given, manifest, root), manifest, config, notes)
     findings = _assemble(
-        deduplicate([r for r in raws if not r.improvement], similar, title_of), outputs, manifest, config, False, ground
+        deduplicate([r for r in raws if not r.improvement], similar, title_of),
+        outputs,
+        manifest,
+        config,
+        False,
+        ground,
+        weigh,
+        _validation(output_dir, root, notes),
+        backing.apply,
     )
     improvements = _assemble(
         deduplicate([r for r in raws if r.improvement], similar, title_of), outputs, manifest, config, True, ground
@@ -446,6 +511,8 @@ def _synthesize(output_dir: Path, config: Config, now: datetime | None, given: R
         finding.recommendations = _recommendations(finding, fixes, similar)
     line = timeline.build(channel.timeline(read.findings), read.skipped, outputs)
     _apply_timeline(line, findings, outputs, manifest, config)
+    flattery = reactions.sycophancy(findings, reacted)
+    notes.extend([flattery] if flattery else [])
     completed = [o for o in outputs.values() if o.completed]
     verdict = derive_verdict(f.severity for f in findings) if completed else "error"
     stamp = utc_timestamp(now)

@@ -103,6 +103,58 @@ class Grounding:
     demoted_from: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Reactions:
+    """What peers answered about a finding in the reaction round (fluxdrive.synthesis.reactions).
+
+    ``confirmed_by``: agents that confirmed it citing code of their own (counted in convergence);
+    ``hearsay``: agents that confirmed it without (recorded, not counted); ``disputed_by``: agents that
+    disputed it with a citation that grounds; ``demoted_from``: the severity before two or more such
+    disputes lowered a finding only one agent reported (None: not lowered).
+    """
+
+    confirmed_by: tuple[str, ...] = ()
+    hearsay: tuple[str, ...] = ()
+    disputed_by: tuple[str, ...] = ()
+    extended_by: tuple[str, ...] = ()
+    demoted_from: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Support:
+    """Who supports a finding, when model agents were given analyzer evidence (fluxdrive.synthesis.evidence).
+
+    ``analyzers``: ``agent:rule`` of each analyzer candidate it stands for; ``models``: ``provider:model`` of
+    each model that reported or confirmed it; ``refuted``: ``provider:model`` -> the reason a model gave
+    for refuting it (kept and ranked lower, never dropped).
+    """
+
+    analyzers: tuple[str, ...] = ()
+    models: tuple[str, ...] = ()
+    refuted: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def supporters(self) -> int:
+        """Independent supporters: each analyzer rule and each model counts once."""
+        return len(self.analyzers) + len(self.models)
+
+
+@dataclass(frozen=True, slots=True)
+class Validation:
+    """What a checker model of another family said about a model's P0/P1 (fluxdrive.synthesis.validation).
+
+    ``status``: confirmed, not-confirmed (the checker rejected it), unclear (no clear answer, or the call
+    failed) or unvalidated (no checker of another family configured); ``demoted_from`` is the severity a
+    rejected P0/P1 had before synthesis lowered it to P2 (None: not demoted).
+    """
+
+    status: str
+    checker: str | None
+    reason: str = ""
+    demoted_from: str | None = None
+    producer: str = ""
+
+
 @dataclass
 class Finding:
     """A merged finding, as the reports show it."""
@@ -138,6 +190,9 @@ class Finding:
     imported_from: list[tuple[str, str]] = field(default_factory=list)  # (tool, rule) merged in by --import-sarif
     suggestions: list[Suggestion] = field(default_factory=list)  # mechanical fixes (fluxdrive.fixes), by place
     grounding: Grounding | None = None  # None: not judged (no file place, or the reviewed project is unknown)
+    validation: Validation | None = None  # None: not checked (not a model's P0/P1, or validation is off)
+    support: Support | None = None  # None: no analyzer evidence was given in this run
+    reactions: Reactions | None = None  # None: no peer reacted to it (or no reaction round ran)
     members: list[RawFinding] = field(default_factory=list, repr=False)
 
     @property
@@ -152,6 +207,15 @@ class Finding:
             return ""
         was = self.grounding.demoted_from
         return f"{self.grounding.reason} (demoted from {was})" if was else self.grounding.reason
+
+    @property
+    def not_confirmed(self) -> str:
+        """Why the checker model rejected it ("" unless it did), with any demotion."""
+        if self.validation is None or self.validation.status != "not-confirmed":
+            return ""
+        was = self.validation.demoted_from
+        said = f"{self.validation.checker}: {self.validation.reason}"
+        return f"{said} (demoted from {was})" if was else said
 
     @property
     def convergence_label(self) -> str:

@@ -9,7 +9,7 @@ gate can edit and that launch consumes. ``write_outputs`` leaves
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -231,12 +231,13 @@ def render_table(result: Triage) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_outputs(result: Triage, output_dir: Path) -> list[Path]:
-    """input-profile.json, triage.json and triage-table.md in OUTPUT_DIR."""
+def write_outputs(result: Triage, output_dir: Path, estimate: Mapping[str, Any] | None = None) -> list[Path]:
+    """input-profile.json, triage.json (with the launch's cost ``estimate``, when given) and triage-table.md in
+    OUTPUT_DIR."""
     output_dir = Path(output_dir)
     paths = [output_dir / "input-profile.json", output_dir / "triage.json", output_dir / "triage-table.md"]
     atomic_write_json(paths[0], result.profile.to_json())
-    atomic_write_json(paths[1], result.to_json())
+    atomic_write_json(paths[1], result.to_json() | ({"estimate": dict(estimate)} if estimate is not None else {}))
     atomic_write_text(paths[2], render_table(result))
     return paths
 

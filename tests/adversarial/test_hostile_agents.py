@@ -104,7 +104,7 @@ def test_a_redos_grep_is_cut_off_and_the_run_finishes(project: Path, provider: F
         ],
     )
     done = run_fluxdrive(
-        "review", ".", "--yes", "--runtime", "llm", "--model", "openai:gpt-4o", "--agents", "safety",
+        "review", ".", "--yes", "--set", "evidence.enabled=false", "--runtime", "llm", "--model", "openai:gpt-4o", "--agents", "safety",
         "--set", "llm.tool_timeout_s=1", "--timeout", "60", cwd=project,
     )  # fmt: skip
     assert done.code == 0, done.err
@@ -308,8 +308,9 @@ def test_a_setsid_grandchild_cannot_rewrite_a_finished_report(
     monkeypatch.setenv("CLEAN", CLEAN)
     monkeypatch.setenv("RISKY", RISKY)
     done = run_fluxdrive(
-        "review", ".", "--yes", "--runtime", "cli-agent", "--agents", "safety", "--output-dir", out, cwd=project
-    )
+        "review", ".", "--yes", "--set", "evidence.enabled=false", "--runtime", "cli-agent", "--agents", "safety",
+        "--output-dir", out, cwd=project,
+    )  # fmt: skip
     assert done.code == 0 and done.out.startswith("Verdict: SAFE"), done.err
     grandchild = int((pids / "grandchild").read_text())
     assert _until(lambda: not _alive(grandchild), 5), "the escaped grandchild outlived its agent's run"
@@ -329,7 +330,8 @@ def test_a_crashed_or_garbage_cli_agent_is_never_a_silent_safe(project: Path, tm
     config = _command_agent(tmp_path, project, "broken", script)
     with config.open("a") as handle:
         handle.write('\n[agents.fd-quality]\nruntime = "static"\n')
-    args = ["review", "shop/db.py", "--yes", "--runtime", "cli-agent", "--agents", "safety,quality"]
+    args = ["review", "shop/db.py", "--yes", "--set", "evidence.enabled=false", "--runtime", "cli-agent"]
+    args += ["--agents", "safety,quality"]
     done = run_fluxdrive(*args, cwd=project)
     assert done.code == 1, done.out + done.err
     assert "INCOMPLETE" in done.out.splitlines()[0] and "fd-safety" in done.out.splitlines()[2]

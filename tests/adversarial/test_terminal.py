@@ -153,7 +153,7 @@ def test_a_model_report_with_escapes_is_rendered_without_them(tmp_path: Path, pr
     )
 
     done = run_fluxdrive(
-        "review", ".", "--yes", "--expand", "all", "--runtime", "llm", "--model", "openai:gpt-4o",
+        "review", ".", "--yes", "--set", "evidence.enabled=false", "--expand", "all", "--runtime", "llm", "--model", "openai:gpt-4o",
         "--fail-on", "never", "--verbose", cwd=project,
     )  # fmt: skip
 

@@ -170,7 +170,7 @@ def test_llm_agents_on_two_nodes_see_each_others_blocking_findings_through_redis
         )
         env = {"OPENAI_BASE_URL": fake.base_url_openai, "OPENAI_API_KEY": f"sk-test-{uuid.uuid4().hex}"}
         done = fluxdrive(
-            servers, "review", "shop", "--yes", "--runtime", "llm", "--model", "openai:gpt-4o",
+            servers, "review", "shop", "--yes", "--set", "evidence.enabled=false", "--runtime", "llm", "--model", "openai:gpt-4o",
             "--agents", "safety,correctness", "--cluster", servers.cluster.address, "--output-dir", tmp_path / "run",
             "--set", FORWARD, "--set", "dispatch.remote_agent_cpus=1", "--set", f"channel.url={servers.redis.url}",
             cwd=project, env=env,
@@ -205,7 +205,7 @@ def test_a_node_killed_mid_run_is_retried_on_another_node(servers: Servers, tmp_
         killer.start()
         env = {"OPENAI_BASE_URL": fake.base_url_openai, "OPENAI_API_KEY": f"sk-test-{uuid.uuid4().hex}"}
         done = fluxdrive(
-            servers, "review", "shop", "--yes", "--runtime", "llm", "--model", "openai:gpt-4o",
+            servers, "review", "shop", "--yes", "--set", "evidence.enabled=false", "--runtime", "llm", "--model", "openai:gpt-4o",
             "--agents", "safety,correctness,quality", "--cluster", servers.cluster.address,
             "--output-dir", tmp_path / "run", "--set", FORWARD, "--set", "dispatch.remote_agent_cpus=1",
             cwd=project, env=env,

@@ -333,6 +333,7 @@ def test_repeat_shows_the_spread_of_a_model_that_varies(tmp_path: Path, monkeypa
     suite = tmp_path / "suite"
     _fixture(suite / "tiny-sqli")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    monkeypatch.setenv("FLUXDRIVE_EVIDENCE__ENABLED", "false")  # the model alone: the analyzers would find it
     with FakeProvider() as provider:
         provider.script("fd-safety", [Text(REPORT), Text(DEFAULT_REPORT)])  # finds it once, then never again
         monkeypatch.setenv("OPENAI_BASE_URL", provider.base_url_openai)

@@ -29,9 +29,12 @@ def _staged_review(project: Path, out: Path) -> list[dict]:
 def test_a_staged_run_records_each_decision_with_its_inputs(tmp_path: Path) -> None:
     project = committed_copy(SHOP, tmp_path / "shop")
     decisions = _staged_review(project, tmp_path / "run")
-    assert [d["kind"] for d in decisions] == ["triage", "staging", "dropout", "expansion", "choice"]
-    assert [d["seq"] for d in decisions] == [1, 2, 3, 4, 5]
-    triage, staging, dropout, expansion, choice = decisions
+    kinds = ["triage", "staging", "cost-estimate", "dropout", "expansion", "choice", "reaction-gate"]
+    assert [d["kind"] for d in decisions] == kinds
+    assert [d["seq"] for d in decisions] == list(range(1, len(kinds) + 1))
+    triage, staging, cost, dropout, expansion, choice, reaction = decisions
+    assert cost["decision"] == {"within_cap": True, "dispatch": True}, cost
+    assert reaction["decision"]["run"] is False, "an offline review has nobody who can react"
     plan = json.loads((tmp_path / "run" / "triage.json").read_text())
     assert staging["decision"]["stage1"] == plan["stages"]["1"] and staging["decision"]["stage2"] == plan["stages"]["2"]
     assert {s["name"] for s in triage["inputs"]["scores"]} == {a["name"] for a in triage["decision"]["agents"]}
@@ -39,7 +42,7 @@ def test_a_staged_run_records_each_decision_with_its_inputs(tmp_path: Path) -> N
     assert set(dropout["inputs"]["candidates"]) == {r["agent"] for r in dropout["decision"]["rows"]}
     assert dropout["inputs"]["config"]["threshold"] == 0.6  # the formula's settings, as data
     assert expansion["inputs"]["stage1_findings"], "the findings the recommendation was computed from"
-    assert choice == {"seq": 5, "kind": "choice", "decision": {"stage2": choice["decision"]["stage2"]},
+    assert choice == {"seq": 6, "kind": "choice", "decision": {"stage2": choice["decision"]["stage2"]},
                       "inputs": {"mode": "all"}}  # fmt: skip
     assert sorted(choice["decision"]["stage2"]) == sorted(staging["decision"]["stage2"])
 

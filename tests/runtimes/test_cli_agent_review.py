@@ -71,7 +71,7 @@ def test_review_on_the_claude_cli(project: Path, bin_dir: Path, tmp_path: Path) 
     _install_claude(bin_dir)
 
     done = run_fluxdrive(
-        "review", ".", "--yes", "--expand", "none", "--runtime", "cli-agent", "--model", "opus", "--fail-on", "never",
+        "review", ".", "--yes", "--set", "evidence.enabled=false", "--expand", "none", "--runtime", "cli-agent", "--model", "opus", "--fail-on", "never",
         cwd=project,
     )  # fmt: skip
 

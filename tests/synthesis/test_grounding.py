@@ -52,7 +52,7 @@ def test_a_model_citing_missing_lines_or_invented_code_is_demoted(tmp_path: Path
     provider.script("Review task for fd-safety", [Text(SCRIPTED)])
     out = tmp_path / "run"
     done = run_fluxdrive(
-        "review", ".", "--yes", "--expand", "none", "--runtime", "llm", "--model", "openai:gpt-4o",
+        "review", ".", "--yes", "--set", "evidence.enabled=false", "--expand", "none", "--runtime", "llm", "--model", "openai:gpt-4o",
         "--fail-on", "never", "--output-dir", out, cwd=project,
     )  # fmt: skip
     assert done.code == 0, done.err

@@ -21,7 +21,8 @@ from fluxdrive.config.model import Config
 from fluxdrive.runtimes.base import Usage
 from fluxdrive.runtimes.llm.backoff import client_for, limiter_for
 from fluxdrive.runtimes.llm.models import ModelSpec, build_model, parse_model
-from fluxdrive.runtimes.llm.runtime import ModelFactory, cost_of
+from fluxdrive.runtimes.llm.runtime import ModelFactory, cost_of, metered
+from fluxdrive.runtimes.llm.spend import SpendMeter
 
 T = TypeVar("T")
 
@@ -38,12 +39,15 @@ async def ask(
     model_factory: ModelFactory | None = None,
     extra_tools: Sequence[Any] = (),
     deadline: float | None = None,
+    meter: SpendMeter | None = None,
+    caller: str = "",
 ) -> tuple[T, ModelSpec, Usage]:
     """The model's answer as ``output_type``, the model spec, and what it cost (tokens, dollars, seconds).
 
     With ``root`` the model may read the project (the read tools only, never
     the peer channel); ``extra_tools`` adds more (research's web search and
-    fetch); ``deadline`` (monotonic) bounds the tools' work.
+    fetch); ``deadline`` (monotonic) bounds the tools' work; ``meter`` is the run's money meter
+    (``budget.max_usd``), charged as ``caller``: no request starts that could pass its cap.
     """
     from pydantic_ai import Agent, UsageLimits
     from pydantic_ai.settings import ModelSettings
@@ -52,7 +56,7 @@ async def ask(
     spec = parse_model(model_name)
     client, _transport = client_for(config, limiter_for(config))
     async with client:
-        model = (model_factory or build_model)(spec, client)
+        model = metered((model_factory or build_model)(spec, client), meter, caller or model_name, config, spec)
         settings = ModelSettings(max_tokens=config.llm.max_output_tokens, timeout=config.llm.request_timeout_s)
         limits = UsageLimits(request_limit=max_requests)
         if root is None:

@@ -19,14 +19,15 @@ completion contract like every other runtime's.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from fluxdrive.contracts import OutputStatus, classify_text, write_agent_output
+from fluxdrive.contracts import OutputStatus, classify_text, write_agent_output, write_error_stub
 from fluxdrive.errors import UsageError
-from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Provenance, Runtime, Usage
+from fluxdrive.runtimes.base import AgentResult, AgentTask, Outcome, Provenance, Reply, Runtime, Usage
 from fluxdrive.runtimes.llm.backoff import (
     RETRY_LISTENER,
     BackoffTransport,
@@ -36,6 +37,7 @@ from fluxdrive.runtimes.llm.backoff import (
 )
 from fluxdrive.runtimes.llm.limiter import Limiter
 from fluxdrive.runtimes.llm.models import ModelSpec, build_model, parse_model
+from fluxdrive.runtimes.llm.spend import CostCeilingError, SpendMeter
 from fluxdrive.runtimes.llm.tools import PeerChannel, Workspace
 
 if TYPE_CHECKING:
@@ -63,6 +65,10 @@ CHECKPOINT = (
     "whether it changes your analysis (dispute it with evidence if you disagree), adjust your findings if it "
     "affects your area, and reply with your complete final report again, starting with '### Findings Index'."
 )
+REACT = (
+    "React to your peers' findings listed in your instructions now. Read the code you cite with the tools; "
+    "reply with one line per finding as your instructions say, and nothing else."
+)
 REPAIR = (
     "Your reply is not a valid Findings Index ({reason}). Reply with the complete report again. It must start "
     "with exactly '### Findings Index', then one line per finding as "
@@ -77,6 +83,7 @@ class LlmRuntime(Runtime):
     name: ClassVar[str] = "llm"
     offline: ClassVar[bool] = False
     remote: ClassVar[bool] = True
+    reacts: ClassVar[bool] = True
     description: ClassVar[str] = "language models with read-only tools (anthropic, openai, ollama, openrouter)"
 
     def __init__(self, model: str | None = None, *, model_factory: ModelFactory | None = None) -> None:
@@ -88,6 +95,11 @@ class LlmRuntime(Runtime):
         self._clients: list[httpx2.AsyncClient] = []
         self._transports: list[BackoffTransport] = []
         self._shared: Agent[Tools, str] | None = None
+        self.meter: SpendMeter | None = None  # the run's money meter (budget.max_usd), shared by every model call
+
+    def bind_meter(self, meter: SpendMeter) -> None:
+        """Charge every model request of this runtime to the run's ``meter`` (the launch binds one per run)."""
+        self.meter = meter
 
     # ------------------------------------------------------------------ models
 
@@ -175,6 +187,7 @@ class LlmRuntime(Runtime):
         started = time.monotonic()
         spec, model = self._model(task)
         config: Config = task.config
+        model = self._metered(model, spec, task)
         deadline = started + task.deadline_s if task.deadline_s is not None else None
         workspace = Workspace(
             Path(task.content.root),
@@ -219,6 +232,9 @@ class LlmRuntime(Runtime):
                     REPAIR.format(reason=verdict.reason, prefix=task.agent.prefix), result.all_messages()
                 )
             text = result.output
+        except CostCeilingError as exc:  # stopped at this turn: an honest stub, never a silent "no findings"
+            usage = Usage(tokens_in, tokens_out, cost_of(config, spec, tokens_in, tokens_out)[0])
+            return _stopped(task, spec, exc.stop.reason, usage, started)
         except UsageLimitExceeded as exc:
             raise RuntimeError(f"{spec.label} stopped: {exc} (llm.max_turns = {config.llm.max_turns})") from None
         except ModelHTTPError as exc:
@@ -238,6 +254,46 @@ class LlmRuntime(Runtime):
             notes=notes,
         )
 
+    def _metered(self, model: Model, spec: ModelSpec, task: AgentTask) -> Model:
+        """``model`` behind the run's meter when a cap applies (``budget.max_usd``), else as it is."""
+        config: Config = task.config
+        if self.meter is None:  # run outside a launch (the library, a test): the config's cap still holds
+            self.meter = SpendMeter(config.budget.max_usd)
+        return metered(model, self.meter, task.agent.name, config, spec)
+
+    async def react(self, task: AgentTask) -> Reply:
+        """The reaction round's answer: the agent's model with the read tools only (to cite code of its own),
+        ``task.prompt`` as its instructions; the peer channel is not touched and nothing is written."""
+        from pydantic_ai import Agent, UsageLimits
+        from pydantic_ai.settings import ModelSettings
+
+        from fluxdrive.runtimes.llm.toolset import READ_TOOLS, Tools
+
+        started = time.monotonic()
+        spec, model = self._model(task)
+        config: Config = task.config
+        model = self._metered(model, spec, task)
+        deadline = started + task.deadline_s if task.deadline_s is not None else None
+        workspace = Workspace(
+            Path(task.content.root),
+            max_bytes=config.llm.max_file_bytes,
+            deadline=deadline,
+            tool_timeout_s=config.llm.tool_timeout_s,
+        )
+        reader: Agent[Tools, str] = Agent(deps_type=Tools, tools=READ_TOOLS, output_type=str)
+        RETRY_LISTENER.set(task.notify)
+        result = await reader.run(
+            REACT,
+            model=model,
+            instructions=task.prompt,
+            deps=Tools(workspace, PeerChannel(Path(os.devnull), "")),
+            usage_limits=UsageLimits(request_limit=config.llm.max_turns),
+            model_settings=ModelSettings(max_tokens=config.llm.max_output_tokens, timeout=config.llm.request_timeout_s),
+        )
+        tokens_in, tokens_out = result.usage.input_tokens, result.usage.output_tokens
+        cost, _note = cost_of(config, spec, tokens_in, tokens_out)
+        return Reply(result.output, Usage(tokens_in, tokens_out, cost, time.monotonic() - started), spec.provenance)
+
     async def aclose(self) -> None:
         """Close the HTTP clients (the review calls this when its stages are done)."""
         for client in self._clients:
@@ -253,6 +309,13 @@ class LlmRuntime(Runtime):
     def retried_requests(self) -> int:
         """HTTP requests retried after a 429/5xx/connection failure, over the whole run."""
         return sum(t.retried for t in self._transports)
+
+
+def _stopped(task: AgentTask, spec: ModelSpec, reason: str, usage: Usage, started: float) -> AgentResult:
+    """The cost ceiling stopped this agent before a request: an error stub that says so, and what it spent."""
+    path = write_error_stub(task.output_dir, task.agent.name, reason)
+    usage = Usage(usage.tokens_in, usage.tokens_out, usage.cost_usd, time.monotonic() - started)
+    return AgentResult(task.agent.name, Outcome.ERROR, path, spec.provenance, usage, error=reason, retryable=False)
 
 
 def _listing(findings: list[PeerFinding]) -> str:
@@ -276,6 +339,19 @@ def _cause(exc: BaseException, kind: type[BaseException]) -> BaseException | Non
 
 def _short(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:300]
+
+
+def metered(model: Model, meter: SpendMeter | None, caller: str, config: Config, spec: ModelSpec) -> Model:
+    """``model`` behind the run's ``meter`` when it has a cap (``budget.max_usd``), else as it is: the agents'
+    calls and the run's other model calls (validation's checker) charge the same meter."""
+    if meter is None or meter.cap is None:
+        return model
+    from fluxdrive.runtimes.llm.metered import MeteredModel
+
+    def price(tokens_in: int, tokens_out: int) -> float:
+        return cost_of(config, spec, tokens_in, tokens_out)[0]
+
+    return MeteredModel(model, meter, caller, price, config.llm.max_output_tokens)
 
 
 def cost_of(config: Config, spec: ModelSpec, tokens_in: int, tokens_out: int) -> tuple[float, str | None]:

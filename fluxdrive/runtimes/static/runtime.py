@@ -39,9 +39,11 @@ from fluxdrive.runtimes.static.compose import (
     select_hits,
     summarize,
 )
+from fluxdrive.runtimes.static.evidence import candidates
 from fluxdrive.runtimes.static.ownership import Ownership
 from fluxdrive.runtimes.static.shards import BackendShards, Placed
 from fluxdrive.runtimes.static.snippets import examples_only
+from fluxdrive.synthesis.evidence import Candidate
 
 SEVERITY_TO_CHANNEL = {"P0": "blocking", "P1": "notable"}
 
@@ -53,6 +55,7 @@ class StaticRuntime(Runtime):
     offline = True
     costs_tokens = False
     reads_prompt = False
+    supplies_evidence = True
     description = "offline analyzers as reviewers (no API key, no network)"
 
     def __init__(self) -> None:
@@ -120,6 +123,26 @@ class StaticRuntime(Runtime):
                     mapper = BackendShards(self._backend, task.config.dispatch.shard_min_lines, self._placed)
                 self._analyses[key] = Analysis(content, task.config.static, ownership, mapper)
             return self._analyses[key]
+
+    def evidence(self, task: AgentTask) -> list[Candidate]:
+        """What this agent's static review would report, as candidates for the same agent on a model.
+
+        The shared analysis of the task's content (each analyzer once per content, bounded as a static
+        review is), selected exactly as :meth:`run` selects its report; nothing is written.
+        """
+        agent = task.agent
+        if agent.kind != "review" or not self.can_run(agent):
+            return []
+        self.check(task.config, Path(task.content.root), agent)
+        analysis = self.analysis_for(task)
+        outputs = analysis.ensure(analysis.ownership.analyzers_for(agent))
+        context = analysis.context()
+        outputs = examples_only(outputs, context.sources)
+        findings = select_hits(
+            agent, outputs, analysis.ownership, task.config.static, task.content, _function_at(context)
+        )
+        entries, _details = build_entries(agent, findings, context.mask)
+        return candidates(findings, entries)
 
     async def run(self, task: AgentTask) -> AgentResult:
         started = time.monotonic()
