@@ -160,11 +160,13 @@ def test_llm_agents_on_two_nodes_see_each_others_blocking_findings_through_redis
             "summary": "SQL built with an f-string in shop/db.py lets a caller inject arbitrary SQL",
             "file_refs": ["shop/db.py:1"],
         }
-        fake.script("Review task for fd-safety", [ToolCall("share_finding", blocking), Slow(3, Text(CLEAN))])
+        # fd-safety shares at once and stays busy; fd-correctness reads a few seconds later (the two Ray tasks
+        # may start seconds apart on a loaded machine: the margin keeps "later" true).
+        fake.script("Review task for fd-safety", [ToolCall("share_finding", blocking), Slow(7, Text(CLEAN))])
         fake.script(
             "Review task for fd-correctness",
             [
-                Slow(1.5, ToolCall("read_peer_findings", {"severity": "blocking"})),
+                Slow(4, ToolCall("read_peer_findings", {"severity": "blocking"})),
                 Echo("### Findings Index\nVerdict: safe\n\n### Summary\nPeers: {result}\n"),
             ],
         )

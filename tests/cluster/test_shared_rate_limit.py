@@ -167,7 +167,8 @@ def test_a_review_shares_its_limit_in_redis_without_the_key(server: RedisServer,
                "FLUXDRIVE_DISPATCH__BACKOFF_BASE_S": "0.01"}  # fmt: skip
         done = subprocess.run(
             [sys.executable, "-m", "fluxdrive", "review", "shop", "--yes", "--runtime", "llm", "--model",
-             "openai:gpt-4o", "--agents", "safety", "--set", f"dispatch.rate_limit_url={server.url}"],
+             "openai:gpt-4o", "--agents", "safety", "--set", f"dispatch.rate_limit_url={server.url}",
+                 "--set", "evidence.enabled=false"],
             cwd=project, env=env, capture_output=True, text=True, timeout=120, check=False,
         )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
