@@ -175,7 +175,7 @@ class Launcher:
             model_of,
             model_ask(self.config, runtimes.meter),
             self.deps.decisions,
-            grounds=self.target.kind != "diff",
+            grounds=self.target.kind != "diff" and self.config.synthesis.grounding,
         )
         if done.checks:
             self.deps.progress.phase(validation_line(done))
