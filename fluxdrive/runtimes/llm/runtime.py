@@ -188,13 +188,7 @@ class LlmRuntime(Runtime):
         spec, model = self._model(task)
         config: Config = task.config
         model = self._metered(model, spec, task)
-        deadline = started + task.deadline_s if task.deadline_s is not None else None
-        workspace = Workspace(
-            Path(task.content.root),
-            max_bytes=config.llm.max_file_bytes,
-            deadline=deadline,
-            tool_timeout_s=config.llm.tool_timeout_s,
-        )
+        workspace = _workspace(task, started)
         peers = PeerChannel(task.channel_path, task.agent.name)
         from fluxdrive.runtimes.llm.toolset import Tools
 
@@ -273,13 +267,7 @@ class LlmRuntime(Runtime):
         spec, model = self._model(task)
         config: Config = task.config
         model = self._metered(model, spec, task)
-        deadline = started + task.deadline_s if task.deadline_s is not None else None
-        workspace = Workspace(
-            Path(task.content.root),
-            max_bytes=config.llm.max_file_bytes,
-            deadline=deadline,
-            tool_timeout_s=config.llm.tool_timeout_s,
-        )
+        workspace = _workspace(task, started)
         reader: Agent[Tools, str] = Agent(deps_type=Tools, tools=READ_TOOLS, output_type=str)
         RETRY_LISTENER.set(task.notify)
         result = await reader.run(
@@ -316,6 +304,17 @@ def _stopped(task: AgentTask, spec: ModelSpec, reason: str, usage: Usage, starte
     path = write_error_stub(task.output_dir, task.agent.name, reason)
     usage = Usage(usage.tokens_in, usage.tokens_out, usage.cost_usd, time.monotonic() - started)
     return AgentResult(task.agent.name, Outcome.ERROR, path, spec.provenance, usage, error=reason, retryable=False)
+
+
+def _workspace(task: AgentTask, started: float) -> Workspace:
+    """The agent's read-only view of the project, its tools bounded by the agent's deadline."""
+    config: Config = task.config
+    return Workspace(
+        Path(task.content.root),
+        max_bytes=config.llm.max_file_bytes,
+        deadline=started + task.deadline_s if task.deadline_s is not None else None,
+        tool_timeout_s=config.llm.tool_timeout_s,
+    )
 
 
 def _listing(findings: list[PeerFinding]) -> str:
