@@ -90,7 +90,7 @@ def _migrations(connection: sqlite3.Connection) -> list[tuple[int, str]]:
 
 def test_fresh_database_has_every_migration(tmp_path: Path) -> None:
     with open_history(tmp_path / "history.db") as connection:
-        assert _migrations(connection) == [(1, "feedback"), (2, "runs"), (3, "eval_runs")]
+        assert _migrations(connection) == [(1, "feedback"), (2, "runs"), (3, "eval_runs"), (4, "precision")]
         assert _tables(connection) >= {
             "feedback",
             "runs",
@@ -113,7 +113,7 @@ def test_version_1_database_upgrades_in_place(tmp_path: Path, monkeypatch: pytes
             assert "runs" not in _tables(connection)
 
     with open_history(path) as connection:
-        assert _migrations(connection) == [(1, "feedback"), (2, "runs"), (3, "eval_runs")]
+        assert _migrations(connection) == [(1, "feedback"), (2, "runs"), (3, "eval_runs"), (4, "precision")]
         assert feedback_counts(connection, PROJECT) == {"fd-safety": (1, 1)}, "feedback survives the upgrade"
         record_run(connection, _manifest(), project=PROJECT, verdict="safe")
         assert [r.id for r in runs(connection)] == ["4f1c2a9e0b1c"]

@@ -38,6 +38,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("fluxdrive.agents", "fluxdrive.synthesis", "fluxdrive.runs.history"),
     # triage decides, runtimes execute one agent, reports render a synthesis, knowledge learns from it
     ("fluxdrive.triage", "fluxdrive.runtimes", "fluxdrive.reports", "fluxdrive.knowledge", "fluxdrive.imports"),
+    # measured precision: the history's table of judged findings, in synthesis's format
+    ("fluxdrive.runs.precision",),
     # what reads finished runs (the run directory, baselines); the knowledge-base pipeline
     ("fluxdrive.runs", "fluxdrive.kb"),
     # suggested fixes: attached to a synthesis (launch), read back from a run (fix, the publishers)

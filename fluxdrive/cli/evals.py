@@ -48,6 +48,7 @@ def _review(runtime: str, model: str | None, agents: list[str] | None) -> Any:
             output_dir=output_dir,
             cwd=cwd,
             stdin_text=stdin_text,
+            overrides={"synthesis.measured": False},  # what past runs measured must not feed back into this one
         )
         return api.run(target, settings)
 
@@ -62,7 +63,9 @@ def _evaluate(
     from fluxdrive.config.loader import load_config
     from fluxdrive.eval import find_fixtures, render_json, run_eval
     from fluxdrive.eval.gate import gate
+    from fluxdrive.eval.judged import judged
     from fluxdrive.runs.history import HistoryUnavailableError, open_history, record_eval
+    from fluxdrive.runs.precision import record as record_precision
 
     found = find_fixtures(fixtures)
     thresholds = load_config(Path.cwd()).config.eval.thresholds
@@ -74,6 +77,7 @@ def _evaluate(
     try:
         with open_history() as connection:
             record_eval(connection, document, suite=str(fixtures.resolve()), reasons=reasons, qualify=qualify)
+            record_precision(connection, judged(result))  # each finding right or wrong: measured precision
     except HistoryUnavailableError as error:
         warn(f"{error}; the eval run is not recorded")
     return document, result, reasons
@@ -209,3 +213,61 @@ def baseline(
     target = output if output is not None else fixtures / BASELINE
     atomic_write_json(target, document)
     out(f"baseline written to {target}: {len(document['fixtures'])} fixture(s)")
+
+
+@app.command("import")
+def import_benchmark(
+    benchmark: Annotated[str, typer.Argument(metavar="FORMAT", help="The benchmark's format: aacr (AACR-Bench).")],
+    source: Annotated[Path, typer.Argument(help="The benchmark's data (aacr: the dir with positive_samples.json).")],
+    directory: Annotated[Path, typer.Argument(help="Where the fixtures are written (existing ones are kept).")],
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Import at most N PRs (dataset order).")] = None,
+    language: Annotated[
+        str | None, typer.Option("--language", metavar="L", help="Only PRs whose main language is L (Go, C++...).")
+    ] = None,
+    repos: Annotated[
+        Path | None,
+        typer.Option("--repos", metavar="DIR", help="Upstream repositories as owner+name/ (default SOURCE/repos)."),
+    ] = None,
+) -> None:
+    """Turn a public code-review benchmark with line-level ground truth into diff fixtures.
+
+    Exit codes: 0 the import ran (the summary says what was skipped and why), 2 bad input (unknown
+    FORMAT, unreadable data, no repositories directory).
+    """
+    from fluxdrive.eval.importers import Options
+    from fluxdrive.eval.importers import import_benchmark as run_import
+
+    summary = run_import(benchmark, source, directory, Options(limit=limit, language=language, repos=repos))
+    for line in summary.lines():
+        out(line)
+
+
+@app.command("mine")
+def mine_history(
+    directory: Annotated[Path, typer.Argument(help="Where to write the fixtures (created if missing).")],
+    since: Annotated[
+        str | None, typer.Option("--since", metavar="DATE", help="Only commits after DATE (YYYY-MM-DD).")
+    ] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, metavar="N", help="The newest N fixes only.")] = None,
+    repo: Annotated[Path, typer.Option("--repo", metavar="PATH", help="The repository (default: this one).")] = Path(),
+    negatives: Annotated[
+        int | None, typer.Option("--negatives", min=0, metavar="N", help="Clean changes to write (default: as many).")
+    ] = None,
+    max_files: Annotated[int, typer.Option("--max-files", min=1, help="Skip fixes touching more code files.")] = 5,
+) -> None:
+    """Past bugs as fixtures: each fix commit's introducing change (SZZ), plus clean changes no fix touched.
+
+    Exit codes: 0 done (the summary says what was written and skipped), 2 not a repository or a bad option.
+    """
+    import datetime
+
+    from fluxdrive.errors import UsageError
+    from fluxdrive.eval.mine import MineOptions, mine, render_summary
+
+    if since is not None:
+        try:
+            datetime.date.fromisoformat(since)
+        except ValueError:
+            raise UsageError(f"--since {since}: expected a date as YYYY-MM-DD") from None
+    options = MineOptions(since=since, limit=limit, negatives=negatives, max_files=max_files)
+    out(render_summary(mine(repo.resolve(), directory, options), directory))

@@ -1,4 +1,4 @@
-"""``fluxdrive feedback``: tell fluxdrive whether a finding was right (it trains trust).
+"""``fluxdrive feedback``: tell fluxdrive whether a finding was right (it trains trust and measured precision).
 
 The verdict is recorded against the project the run reviewed: ``input.project_root``
 in the run's ``run.json`` (beside findings.json), else the repository enclosing
@@ -58,6 +58,17 @@ def _agents_of(run: RunDirectory, finding_id: str) -> list[str]:
     return list(agents)
 
 
+def _judged_keys(run: RunDirectory, finding_id: str) -> list[tuple[str, str]]:
+    """The keys a verdict on the finding counts for in the measured precision (its rules, its agent-model pairs)."""
+    from fluxdrive.synthesis.measured import keys_of
+
+    document = run.findings()
+    for finding in document.findings:
+        if finding.id == finding_id:
+            return keys_of(finding.rules, finding.agents, finding.provenance)
+    return []  # an improvement: no rule or model is judged by it
+
+
 def _project_of(run: RunDirectory) -> str:
     """The project the run reviewed (see the module docstring)."""
     from fluxdrive.core.project import find_project_root
@@ -74,6 +85,7 @@ def _record(target: Path, finding_id: str, accepted: bool) -> None:
     from fluxdrive.core.paths import require_file
     from fluxdrive.runs.directory import RunDirectory
     from fluxdrive.runs.history import open_history, record_feedback, trust_for
+    from fluxdrive.runs.precision import record as record_precision
 
     findings = target / "findings.json" if target.is_dir() else target
     require_file(findings, "findings file")
@@ -82,6 +94,7 @@ def _record(target: Path, finding_id: str, accepted: bool) -> None:
     project = _project_of(run)
     with open_history() as connection:
         record_feedback(connection, agents=agents, project=project, finding_id=finding_id, accepted=accepted)
+        record_precision(connection, [(_judged_keys(run, finding_id), accepted)])
     trust = trust_for(project, load_config(Path(project)).config.scoring)
     verb = "accepted" if accepted else "discarded"
     shown = ", ".join(f"{a} trust {trust.get(a, 1.0):.2f}" for a in agents)

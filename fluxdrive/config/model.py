@@ -269,6 +269,15 @@ class SynthesisConfig(_Section):
     grounding: bool = Field(
         True, description="demote a P0/P1 citing a line or quoting code that is not in the reviewed input"
     )
+    measured: bool = Field(
+        True, description="confidence and demotion from the precision measured in the history (eval runs, feedback)"
+    )
+    measured_min_judged: int = Field(
+        10, ge=1, description="judged findings (eval runs, feedback) a rule's measured precision needs to count"
+    )
+    demote_below_precision: float = Field(
+        0.3, ge=0, le=1, description="a P0/P1 whose rule's measured precision is below this drops a level (0: never)"
+    )
 
 
 class DomainsConfig(_Section):

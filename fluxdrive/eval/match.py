@@ -40,6 +40,7 @@ from fluxdrive.eval.fixture import Decoy, Expected
 from fluxdrive.eval.locate import WHOLE, Locator, Place, words
 from fluxdrive.reports.findings_json import FindingOut
 from fluxdrive.synthesis.dedup import compatible_paths
+from fluxdrive.synthesis.measured import keys_of
 
 WINDOW = 3
 THRESHOLD = 0.6
@@ -68,6 +69,7 @@ class Produced:
     rules: tuple[str, ...] = ()
     cwe: tuple[str, ...] = ()
     agents: tuple[str, ...] = ()
+    keys: tuple[tuple[str, str], ...] = ()  # what judging it measures: its rules, agent-model pairs (measured.py)
 
     @classmethod
     def of(cls, finding: FindingOut) -> Produced:
@@ -80,6 +82,7 @@ class Produced:
             rules=tuple(finding.rules),
             cwe=tuple(finding.cwe),
             agents=tuple(finding.agents),
+            keys=tuple(keys_of(finding.rules, finding.agents, finding.provenance)),
         )
 
 

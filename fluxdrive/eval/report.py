@@ -40,6 +40,12 @@ def render_table(run: EvalRun) -> str:
     if found:
         cells = [f"{category} {hit}/{total}" for category, (hit, total) in found.items()]
         lines.append("by category (found/expected): " + ", ".join(cells))
+    clean = clean_changes(run)
+    if clean["cases"]:
+        lines.append(
+            f"clean changes (no ground truth): {clean['cases']}, false alarms {clean['false_alarms']} "
+            f"({clean['per_case']:.2f} per clean change; {clean['flagged']} with any)"
+        )
     use = usage_totals(run)
     lines.append(
         f"tokens {use['tokens_in'] + use['tokens_out']:,.0f}, cost ${use['cost_usd']:.4f}, "
@@ -100,6 +106,19 @@ def usage_totals(run: EvalRun) -> dict[str, Any]:
     }
 
 
+def clean_changes(run: EvalRun) -> dict[str, Any]:
+    """The cases with empty ground truth (clean changes from ``eval mine`` or an import) that ran: every finding
+    on one is a false alarm, so false alarms per clean change are counted, not guessed."""
+    clean = [r for r in run.results if not r.error and not r.counts.expected]
+    alarms = sum(r.counts.produced for r in clean)
+    return {
+        "cases": len(clean),
+        "false_alarms": alarms,
+        "per_case": round(alarms / len(clean), 4) if clean else 0.0,
+        "flagged": sum(r.counts.produced > 0 for r in clean),
+    }
+
+
 def render_json(run: EvalRun) -> dict[str, Any]:
     """The run as a JSON-ready document."""
     return {
@@ -111,5 +130,6 @@ def render_json(run: EvalRun) -> dict[str, Any]:
             category: {"found": hit, "expected": total, "recall": round(hit / total, 4)}
             for category, (hit, total) in run.categories().items()
         },
+        "clean_changes": clean_changes(run),
         "fixtures": [_fixture_json(r) for r in run.results],
     }

@@ -320,6 +320,7 @@ def _synthesize(
     if launcher.record.launched:
         from fluxdrive.reports import write_reports
 
+        _measured_snapshot(output_dir, launcher.config, manifest.notes)
         synthesis = synthesize(output_dir, launcher.config, manifest=manifest)
         synthesis.notes.extend(manifest.notes)
         synthesis.info.extend(manifest.placement)
@@ -338,6 +339,22 @@ def _synthesize(
     manifest = finish(manifest, launcher, phases)
     write_manifest(output_dir, manifest)
     return synthesis, files, manifest
+
+
+def _measured_snapshot(output_dir: Path, config: Config, notes: list[str]) -> None:
+    """The measured precision synthesis reads, taken once from the history (runs/precision.py; a failure is a
+    note: the findings keep their convergence confidence). None with ``synthesis.measured`` off: an eval run
+    measures the configuration itself, so what earlier runs measured must not feed back into it."""
+    from fluxdrive.runs.history import HistoryUnavailableError
+    from fluxdrive.runs.precision import snapshot
+
+    if not config.synthesis.measured:
+        return
+    try:
+        snapshot(output_dir, config.synthesis)
+    except HistoryUnavailableError as exc:
+        if not any(exc.message in note for note in notes):  # warned once already, at triage
+            notes.append(f"no measured precision: {exc.message}")
 
 
 def _line_filter(plan: ReviewPlan) -> FilterMode:

@@ -124,6 +124,8 @@ def finding_comment(finding: PublishedFinding, *, extra_places: Iterable[str] = 
         lines += [f"Not confirmed: {text(finding.not_confirmed)}", ""]
     if finding.why:
         lines += [text(finding.why), ""]
+    if finding.measured:
+        lines += [f"Measured {text(finding.measured)}", ""]
     if finding.fix:
         lines += [f"**Fix:** {text(finding.fix)}", ""]
     if suggestion:

@@ -29,6 +29,7 @@ from fluxdrive.errors import FluxdriveError
 from fluxdrive.reports.findings_json import FindingOut, SuggestionOut
 from fluxdrive.runs.directory import RunDirectory
 from fluxdrive.synthesis.dedup import normalize_title
+from fluxdrive.synthesis.measured import Measured
 from fluxdrive.synthesis.prose import issue_notes
 
 # path:12, path:12-14, path:L12-L14, path:12:5 (a column is dropped)
@@ -68,6 +69,7 @@ class PublishedFinding:
     suggestions: tuple[SuggestionOut, ...] = ()  # mechanical fixes, one per place that has one
     not_grounded: str = ""  # why its places or quoted code are not in the reviewed input (synthesis/grounding.py)
     not_confirmed: str = ""  # why a checker model of another family rejected it (synthesis/validation.py)
+    measured: str = ""  # where its confidence comes from, when measured (synthesis/measured.py)
 
     @property
     def place(self) -> Place | None:
@@ -165,7 +167,18 @@ def _finding(
         suggestions=tuple(item.suggestions),
         not_grounded=item.grounding.reason if item.grounding is not None and not item.grounding.grounded else "",
         not_confirmed=_not_confirmed(item),
+        measured=_measured(item),
     )
+
+
+def _measured(item: FindingOut) -> str:
+    """The sentence "confidence high: 18 of 20 judged findings of this rule were right" ("" when not measured)."""
+    found = item.measured
+    if found is None:
+        return ""
+    return Measured(
+        found.kind, found.key, found.right, found.judged, found.precision, item.confidence, found.demoted_from
+    ).sentence
 
 
 def _not_confirmed(item: FindingOut) -> str:

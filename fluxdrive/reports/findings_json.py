@@ -100,6 +100,17 @@ class ReactionsOut(_Out):
     demoted_from: Severity | None = Field(None, description="the severity before two or more disputes lowered it")
 
 
+class MeasuredOut(_Out):
+    """The measured precision a finding's confidence comes from (synthesis/measured.py)."""
+
+    kind: Literal["rule", "agent-model"] = Field(description="what was measured: its rule, or its agent and model")
+    key: str = Field(description="the rule (ruff:S108) or agent@provider:model")
+    precision: float = Field(ge=0, le=1, description="right / judged, over eval runs and feedback")
+    judged: int = Field(ge=1, description="judged findings the precision rests on")
+    right: int = Field(ge=0, description="of them, accepted or matched to ground truth")
+    demoted_from: Severity | None = Field(None, description="the severity before a low precision lowered it a level")
+
+
 class FindingOut(_Out):
     """One merged finding."""
 
@@ -150,6 +161,9 @@ class FindingOut(_Out):
     )
     support: SupportOut | None = Field(
         default=None, description="null: no analyzer evidence was given to a model agent in this run"
+    )
+    measured: MeasuredOut | None = Field(
+        default=None, description="null: confidence from convergence (no measured precision rests on enough findings)"
     )
 
 
@@ -289,6 +303,7 @@ def _finding(finding: Finding) -> FindingOut:
         reactions=_reactions(finding),
         validation=_mirror(ValidationOut, finding.validation) if finding.validation is not None else None,
         support=_support(finding),
+        measured=_mirror(MeasuredOut, finding.measured) if finding.measured is not None else None,
     )
 
 

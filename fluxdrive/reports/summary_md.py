@@ -26,7 +26,8 @@ def _where(finding: Finding) -> str:
 def _warning(finding: Finding) -> str:
     notes = cautions(finding)
     shown = f" ⚠ {', '.join(notes)}" if notes else ""
-    return shown + _ungrounded(finding) + _not_confirmed(finding) + _supporters(finding) + _reacted(finding)
+    marks = _ungrounded(finding) + _not_confirmed(finding) + _supporters(finding) + _reacted(finding)
+    return shown + marks + _measured(finding)
 
 
 def _ungrounded(finding: Finding) -> str:
@@ -49,6 +50,11 @@ def _reacted(finding: Finding) -> str:
     if found.hearsay:
         parts.append(f" — hearsay (not counted): {_cell(', '.join(found.hearsay))}")
     return "".join(parts)
+
+
+def _measured(finding: Finding) -> str:
+    """Where the confidence comes from, when it was measured (synthesis/measured.py)."""
+    return f" — {_cell(finding.measured.sentence)}" if finding.measured is not None else ""
 
 
 def _not_confirmed(finding: Finding) -> str:

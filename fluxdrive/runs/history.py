@@ -8,6 +8,9 @@ in order when the database is opened; each one runs once, recorded in
     feedback      one verdict on a finding, per agent that reported it (migration 1)
     runs          one review run: input, verdict, runtime, totals (migration 2)
     agent_calls   one launched agent of a run: model, tokens, cost, seconds, outcome (migration 2)
+    eval_runs     one ``fluxdrive eval run``: suite, model, metrics (migration 3)
+    precision     judged findings per rule and per agent-model pair: right, wrong (migration 4,
+                  read and written by :mod:`fluxdrive.runs.precision`)
 
 Past calls also estimate what an agent will cost next time
 (:func:`estimate_tokens`): the median of its recent completed calls.
@@ -111,6 +114,20 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
             reasons TEXT NOT NULL
         );
         CREATE INDEX eval_runs_model ON eval_runs (model, at);
+        """,
+    ),
+    (
+        4,
+        "precision",
+        """
+        CREATE TABLE precision (
+            kind TEXT NOT NULL CHECK (kind IN ('rule', 'agent-model')),
+            key TEXT NOT NULL,
+            right_count INTEGER NOT NULL CHECK (right_count >= 0),
+            wrong_count INTEGER NOT NULL CHECK (wrong_count >= 0),
+            updated TEXT NOT NULL,
+            PRIMARY KEY (kind, key)
+        );
         """,
     ),
 )

@@ -27,7 +27,7 @@ from fluxdrive.core.paths import require_directory
 from fluxdrive.core.project import find_project_root
 from fluxdrive.errors import FluxdriveError, InputError, ReviewError
 from fluxdrive.exchange import channel
-from fluxdrive.synthesis import convergence, evidence, grounding, reactions, timeline, validation
+from fluxdrive.synthesis import convergence, evidence, grounding, measured, reactions, timeline, validation
 from fluxdrive.synthesis.collect import collect_agent, discover, frozen_report
 from fluxdrive.synthesis.dedup import Cluster, Similarity, deduplicate, normalize_title
 from fluxdrive.synthesis.model import SEVERITY_ORDER, AgentOutput, Conflict, Finding, Grounding, RawFinding
@@ -249,6 +249,7 @@ def _assemble(
     weigh: Callable[[Finding], None] | None = None,
     checked: Callable[[Finding], None] | None = None,
     supported: Callable[[Finding], None] | None = None,
+    measure: Callable[[Finding], None] | None = None,
 ) -> list[Finding]:
     findings = [_finding(c, outputs) for c in clusters]
     for finding in findings:
@@ -267,6 +268,8 @@ def _assemble(
         finding.partial, finding.beyond_slice = measured.partial, list(measured.beyond_slice)
         if supported is not None:  # which analyzers and models support it (synthesis/evidence.py)
             supported(finding)
+        if measure is not None:  # how often its rule was right (synthesis/measured.py): confidence, demotion
+            measure(finding)
     ordered = _number(findings, improvements)
     position = {id(f): n for n, f in enumerate(ordered)}
     for index, cluster in enumerate(clusters):
@@ -337,6 +340,30 @@ def _evidence(output_dir: Path, root: Path, outputs: Mapping[str, AgentOutput], 
     return evidence.Backing(given, answers, {a: o.provenance for a, o in outputs.items()})
 
 
+def _measure(output_dir: Path, root: Path, config: Config, notes: list[str]) -> Callable[[Finding], None]:
+    """How the run's measured table (measured-precision.json) sets a finding's confidence and demotes it."""
+    table, unread = measured.read(output_dir, root)
+    notes.extend(unread)
+    settings = config.synthesis
+
+    def apply(finding: Finding) -> None:
+        keys = measured.keys_of(finding.rules, finding.agents, finding.provenance)
+        found = measured.assess(
+            table,
+            finding.severity,
+            keys,
+            min_judged=settings.measured_min_judged,
+            demote_below=settings.demote_below_precision,
+        )
+        if found is None:
+            return
+        finding.measured, finding.confidence = found, found.confidence
+        if found.demoted_from:
+            finding.severity = measured.lowered(finding.severity)
+
+    return apply
+
+
 def _grounding_root(given: RunManifest | None, manifest: RunManifest | None, root: Path) -> Path | None:
     if given is not None:
         return _reviewed_root(given)
@@ -372,7 +399,7 @@ def _apply_timeline(
                 acknowledged=True,
                 reactions=finding.reactions,
             )
-            finding.confidence = raised.confidence
+            finding.confidence = finding.measured.confidence if finding.measured else raised.confidence
 
 
 # The timeline events that are conflicts too, and how the Conflicts section words each (in this order).
@@ -501,6 +528,7 @@ def _synthesize(output_dir: Path, config: Config, now: datetime | None, given: R
         weigh,
         _validation(output_dir, root, notes),
         backing.apply,
+        _measure(output_dir, root, config, notes),
     )
     improvements = _assemble(
         deduplicate([r for r in raws if r.improvement], similar, title_of), outputs, manifest, config, True, ground

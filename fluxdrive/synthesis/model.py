@@ -14,6 +14,7 @@ from pathlib import Path
 
 from fluxdrive.contracts import OutputStatus
 from fluxdrive.contracts.run_manifest import ProvenanceRecord
+from fluxdrive.synthesis.measured import Measured
 
 SEVERITY_ORDER = {"P0": 0, "P1": 1, "P2": 2, "P3": 3}
 UNKNOWN_PROVENANCE = ProvenanceRecord(provider="unknown", model_family="unknown", model_id="unknown")
@@ -193,6 +194,7 @@ class Finding:
     validation: Validation | None = None  # None: not checked (not a model's P0/P1, or validation is off)
     support: Support | None = None  # None: no analyzer evidence was given in this run
     reactions: Reactions | None = None  # None: no peer reacted to it (or no reaction round ran)
+    measured: Measured | None = None  # None: no measured precision rests on enough judged findings
     members: list[RawFinding] = field(default_factory=list, repr=False)
 
     @property
