@@ -85,17 +85,29 @@ def isolated_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     yield home
 
 
-def committed_copy(source: Path, destination: Path) -> Path:
-    """A copy of a fixture project as a git repository with one commit (reviews find their root by .git)."""
-    clean_copy(source, destination)
+def git(root: Path, *args: str) -> str:
+    """``git ARGS`` in ``root`` as the tests' own author (no user config needed); its output, stripped."""
+    done = subprocess.run(
+        ["git", "-c", "user.email=tests@fluxdrive.invalid", "-c", "user.name=fluxdrive tests", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout.strip()
+
+
+def commit_all(root: Path) -> Path:
+    """``root`` as a git repository with everything in it committed once (reviews find their root by .git)."""
     for args in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-q", "-m", "initial")):
-        subprocess.run(
-            ["git", "-c", "user.email=tests@fluxdrive.invalid", "-c", "user.name=fluxdrive tests", *args],
-            cwd=destination,
-            check=True,
-            capture_output=True,
-        )
-    return destination
+        git(root, *args)
+    return root
+
+
+def committed_copy(source: Path, destination: Path) -> Path:
+    """A copy of a fixture project as a git repository with one commit."""
+    clean_copy(source, destination)
+    return commit_all(destination)
 
 
 _HOLD_LOCK = """

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from fluxdrive.runs.baseline import (
     write_baseline,
 )
 from fluxdrive.synthesis import Finding, synthesize
-from tests.conftest import CliResult
+from tests.conftest import CliResult, git
 
 Cli = Callable[..., CliResult]
 
@@ -47,25 +46,14 @@ SHIFT = '"""Tools, now with a docstring."""\n# one\n# two\n# three\n# four\n'
 NEW_PROBLEM = "\n\ndef load(blob):\n    import pickle\n\n    return pickle.loads(blob)\n"
 
 
-def _git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.email=tests@fluxdrive.invalid", "-c", "user.name=fluxdrive tests", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return done.stdout.strip()
-
-
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "proj"
     (root / "pkg").mkdir(parents=True)
     (root / "pkg" / "tools.py").write_text(TOOLS)
-    _git(root, "init", "-q", "-b", "main")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "initial")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
     monkeypatch.chdir(root)
     return root
 
@@ -235,7 +223,7 @@ def test_write_baseline_library_round_trip(tmp_path: Path) -> None:
 
 def test_since_last_and_remember_reviewed(project: Path) -> None:
     assert since_last(project, "main") is None
-    commit = _git(project, "rev-parse", "HEAD")
+    commit = git(project, "rev-parse", "HEAD")
     path = remember_reviewed(project, "main", commit)
     assert path == project / ".git" / "fluxdrive" / "last-review.json"  # clone state, never committed
     assert since_last(project, "main") == commit

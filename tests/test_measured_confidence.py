@@ -9,7 +9,6 @@ real ``fluxdrive feedback`` (one subprocess, the rest in process through
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ from fluxdrive.runs.history import open_history
 from fluxdrive.runs.precision import record, snapshot, table
 from fluxdrive.synthesis import measured
 from fluxdrive.synthesis.measured import AGENT_MODEL, RULE, Tally, assess
-from tests.conftest import run_fluxdrive, user_config_file
+from tests.conftest import commit_all, run_fluxdrive, user_config_file
 from tests.eval.test_eval import APP, TRUTH
 
 SQLI = ("rule", "fluxdrive:py-sql-injection")
@@ -37,14 +36,7 @@ def _configure(**synthesis: object) -> None:
 def _project(root: Path) -> Path:
     root.mkdir(parents=True)
     (root / "app.py").write_text(APP, encoding="utf-8")
-    for args in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-q", "-m", "initial")):
-        subprocess.run(
-            ["git", "-c", "user.email=tests@fluxdrive.invalid", "-c", "user.name=fluxdrive tests", *args],
-            cwd=root,
-            check=True,
-            capture_output=True,
-        )
-    return root
+    return commit_all(root)
 
 
 def _review(cli: Any, out: Path) -> dict[str, Any]:
@@ -139,6 +131,9 @@ def test_feedback_lowers_a_rules_confidence_and_demotes_it_on_the_next_review(
         "right": 0,
         "demoted_from": "P0",
     }
+    sarif = json.loads((tmp_path / "second" / "findings.sarif").read_text(encoding="utf-8"))
+    (shown,) = [r["properties"] for r in sarif["runs"][0]["results"] if r["properties"]["fluxdriveId"] == after["id"]]
+    assert shown["measured"] == {"key": SQLI[1], "precision": 0.0, "judged": 3, "demotedFrom": "P0"}
     summary = (tmp_path / "second" / "summary.md").read_text(encoding="utf-8")
     assert "confidence low: 0 of 3 judged findings of this rule were right (demoted from P0)" in summary
     (published,) = [f for f in load_run(tmp_path / "second").findings if f.rules == (SQLI[1],)]

@@ -169,6 +169,16 @@ def _result(finding: Finding, places: list[tuple[str, int]], rule_index: int, fi
         if finding.not_confirmed:
             message += f" [not confirmed: {finding.not_confirmed}]"
             level = UNGROUNDED_LEVEL
+    if finding.support is not None:  # analyzers and models behind it (synthesis/evidence.py)
+        support = finding.support
+        properties["support"] = {"analyzers": list(support.analyzers), "models": list(support.models)}
+        if support.refuted:
+            properties["support"]["refuted"] = dict(support.refuted)
+    if finding.measured is not None:  # the precision measured for its rule or agent-model pair (runs/precision.py)
+        measured = finding.measured
+        properties["measured"] = {"key": measured.key, "precision": measured.precision, "judged": measured.judged}
+        if measured.demoted_from:
+            properties["measured"]["demotedFrom"] = measured.demoted_from
     result: dict[str, Any] = {
         "ruleId": rule_id(finding),
         "ruleIndex": rule_index,

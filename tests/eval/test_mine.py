@@ -23,41 +23,30 @@ from fluxdrive.eval import find_fixtures
 from fluxdrive.eval.mine_szz import Commit, is_fix
 from fluxdrive.eval.mine_szz import severity as severity_of
 from fluxdrive.eval.stage import stage
-from tests.conftest import CliResult
+from tests.conftest import CliResult, git
 
 BASE = '"""Shop helpers."""\n\n\ndef total(prices):\n    return sum(prices)\n'
 BUG = "\n\ndef average(prices):\n    count = len(prices)\n    return total(prices) / (count + 1)\n"
 BUGGY_LINE = "    return total(prices) / (count + 1)"  # line 10 of app.py in the introducing commit
 
 
-def _git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.email=tests@fluxdrive.invalid", "-c", "user.name=fluxdrive tests", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return done.stdout.strip()
-
-
 def _commit(root: Path, message: str, files: dict[str, str]) -> str:
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", message)
-    return _git(root, "rev-parse", "HEAD")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+    return git(root, "rev-parse", "HEAD")
 
 
 @pytest.fixture
 def history(tmp_path: Path) -> dict[str, str]:
     root = tmp_path / "shop"
     root.mkdir()
-    _git(root, "init", "-q", "-b", "main")
+    git(root, "init", "-q", "-b", "main")
     marker = tmp_path / "textconv-ran"
-    _git(root, "config", "diff.noprefix", "true")
-    _git(root, "config", "diff.spy.textconv", f"touch {marker}; cat")
+    git(root, "config", "diff.noprefix", "true")
+    git(root, "config", "diff.spy.textconv", f"touch {marker}; cat")
     shas = {"root": _commit(root, "Initial shop", {"app.py": BASE, "README.md": "# Shop\n", ".gitattributes": ""})}
     (root / ".gitattributes").write_text("*.py diff=spy\n")
     shas["intro"] = _commit(root, "Add average", {"app.py": BASE + BUG})

@@ -119,6 +119,11 @@ def test_confirmed_and_refuted_candidates_land_in_one_ranked_list(run: dict[str,
     unanswered = [f for f in findings if not f["support"]["models"] and not f["support"]["refuted"]]
     assert unanswered and all(f["support"]["analyzers"] for f in unanswered)  # analyzer-only support
 
+    sarif = json.loads((run["out"] / "findings.sarif").read_text())
+    by_id = {r["properties"]["fluxdriveId"]: r["properties"] for r in sarif["runs"][0]["results"]}
+    assert by_id[sql["id"]]["support"] == {"analyzers": [SQL], "models": ["openai:gpt-4o"]}
+    assert by_id[xss["id"]]["support"]["refuted"] == {"openai:gpt-4o": REFUTATION}
+
     summary = (run["out"] / "summary.md").read_text()
     assert f"supported by {SQL} + openai:gpt-4o" in summary
     assert f"**[refuted by openai:gpt-4o]** {REFUTATION}" in summary
