@@ -62,7 +62,7 @@ class ReactionPhase:
 class RoundInputs:
     """What the round reads from the launch (the launcher builds it; see stages.Launcher._react)."""
 
-    findings: Sequence[Finding]  # the synthesis of every report after the last stage
+    findings: Callable[[], Sequence[Finding]]  # the synthesis of every report after the last stage (on demand)
     completed: Mapping[str, AgentDefinition]  # launched agents that completed, by name
     runtime_of: Callable[[AgentDefinition], Runtime]
     task_for: Callable[[AgentDefinition, str, Runtime], AgentTask]  # (agent, reaction prompt, its runtime)
@@ -84,9 +84,11 @@ async def reaction_round(
     if stale.is_file() and not stale.is_symlink():  # a reused directory's answers are not this run's
         stale.unlink()
     settings = config.reaction
-    findings = [f for f in inputs.findings if not f.improvement]
     runtimes = {n: inputs.runtime_of(a) for n, a in sorted(inputs.completed.items())}
     reacting = [n for n, r in runtimes.items() if r.reacts]
+    # The reports are synthesized only when a round could run: an offline review pays nothing for the gate.
+    could_run = settings.enabled and len(reacting) >= 2
+    findings = [f for f in inputs.findings() if not f.improvement] if could_run else []
     decided = gate(settings.enabled, reacting, findings, settings.min_value)
     _record(decisions, "reaction-gate", {"run": decided.run, "reason": decided.reason, "value": decided.value}, {
         "reacting": reacting,

@@ -168,6 +168,8 @@ class Launcher:
                 return None
             return f"{results[name].provenance.provider}:{results[name].provenance.model_id}"
 
+        if not any(model_of(name) for name in self.record.launched):
+            return  # nothing a model wrote: no synthesis spent on finding what to check
         done = await validate(
             self.output_dir,
             Path(self.target.root),
@@ -196,7 +198,7 @@ class Launcher:
 
         budgets = self.config.budget.per_input
         inputs = RoundInputs(
-            self._stage1_findings(),
+            self._stage1_findings,
             completed,
             lambda agent: self.deps.runtimes.for_agent(agent, self.config),
             task_for,

@@ -179,7 +179,7 @@ def _round(
         return AgentTask(agent, prompt, content, tmp_path, tmp_path / "peer-findings.jsonl", Config(), 30, 3)
 
     scores = {"fd-safety": 9.0, "fd-correctness": 7.0, "fd-quality": 2.0}
-    inputs = RoundInputs(findings, agents, lambda _a: runtime, task_for, scores, budget, "shop")
+    inputs = RoundInputs(lambda: findings, agents, lambda _a: runtime, task_for, scores, budget, "shop")
     lines: list[str] = []
     done = asyncio.run(reaction_round(inputs, Config(), tmp_path, DecisionLog(tmp_path), lines.append))
     return done, lines, read(tmp_path)
