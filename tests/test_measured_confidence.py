@@ -39,9 +39,11 @@ def _project(root: Path) -> Path:
     return commit_all(root)
 
 
-def _review(cli: Any, out: Path) -> dict[str, Any]:
-    done = cli("review", ".", "--yes", "-q", "--output-dir", out)
+def _review(cli: Any, out: Path, *, console: list[str] | None = None) -> dict[str, Any]:
+    done = cli("review", ".", "--yes", *([] if console is not None else ["-q"]), "--output-dir", out)
     assert done.code in (0, 1), done.err
+    if console is not None:
+        console.append(done.out)
     findings: dict[str, Any] = json.loads((out / "findings.json").read_text(encoding="utf-8"))
     return findings
 
@@ -120,8 +122,11 @@ def test_feedback_lowers_a_rules_confidence_and_demotes_it_on_the_next_review(
     resynthesized = json.loads((tmp_path / "first" / "findings.json").read_text(encoding="utf-8"))
     assert _sqli(resynthesized)["measured"] is None, "a run keeps the measured table it was reviewed with"
 
-    second = _review(cli, tmp_path / "second")
+    shown_console: list[str] = []
+    second = _review(cli, tmp_path / "second", console=shown_console)
     after = _sqli(second)
+    (line,) = [line for line in shown_console[0].splitlines() if line.lstrip().startswith(after["id"] + " ")]
+    assert "[measured 0/3 right, demoted from P0]" in line, shown_console[0]
     assert (after["severity"], after["confidence"]) == ("P1", "low"), after
     assert after["measured"] == {
         "kind": "rule",

@@ -101,6 +101,12 @@ def is_repository(root: Path) -> bool:
     return proc is not None and proc.returncode == 0 and proc.stdout.strip() == b"true"
 
 
+def is_bare_repository(root: Path) -> bool:
+    """True when ``root`` is a bare repository (a mirror: history without a work tree)."""
+    proc = _git(root, "rev-parse", "--is-bare-repository")
+    return proc is not None and proc.returncode == 0 and proc.stdout.strip() == b"true"
+
+
 def head(root: Path) -> str | None:
     """The commit HEAD points at, or None outside a repository or before the first commit."""
     proc = _git(root, "rev-parse", "--verify", "--quiet", "HEAD")

@@ -128,7 +128,8 @@ class Repository:
     """Read-only git questions about one (untrusted) repository, each a bounded subprocess."""
 
     def __init__(self, root: Path) -> None:
-        prefix = git.command(root) if git.is_repository(root) else None
+        readable = git.is_repository(root) or git.is_bare_repository(root)
+        prefix = git.command(root) if readable else None
         if prefix is None:
             raise InputError(f"{root} is not a git repository git can read", hint="pass --repo PATH of a clone")
         self.root = root
@@ -238,9 +239,10 @@ class Repository:
         data = self.run("cat-file", "blob", oid.decode("ascii"))
         return (data, None) if data is not None else (None, "git cat-file failed")
 
-    def blame(self, parent: str, path: str, lines: list[int], into: Blamed) -> None:
+    def blame(self, parent: str, path: str, lines: list[int], into: Blamed, *, roots: bool = False) -> None:
         """Add to ``into`` the commit (and its path and line) that last wrote each of ``lines`` of ``path`` at
-        ``parent``; lines from a root or boundary commit name no introducing change."""
+        ``parent``; lines from a root or boundary commit name no introducing change, unless ``roots``: then a
+        line the first commit wrote names that commit (an import that has nothing else to point at)."""
         ranges = [arg for start, end in _runs(lines) for arg in ("-L", f"{start},{end}")]
         out = self.run(
             "-c",
@@ -249,6 +251,7 @@ class Repository:
             "--line-porcelain",
             "--no-textconv",
             "-w",
+            *(["--root"] if roots else []),
             *ranges,
             parent,
             "--",

@@ -35,6 +35,8 @@ def render_table(run: EvalRun) -> str:
     lines.append("")
     for lane, counts in run.lanes().items():
         lines.append(_row(f"lane {lane}", counts))
+    for language, counts in run.languages().items():
+        lines.append(_row(f"language {language}", counts))
     lines.append(_row("overall", run.overall()))
     found = run.categories()
     if found:
@@ -126,6 +128,7 @@ def render_json(run: EvalRun) -> dict[str, Any]:
         "usage": usage_totals(run),
         "overall": {"metrics": run.overall().metrics(), "counts": _counts(run.overall())},
         "lanes": {lane: {"metrics": c.metrics(), "counts": _counts(c)} for lane, c in run.lanes().items()},
+        "languages": {name: {"metrics": c.metrics(), "counts": _counts(c)} for name, c in run.languages().items()},
         "categories": {
             category: {"found": hit, "expected": total, "recall": round(hit / total, 4)}
             for category, (hit, total) in run.categories().items()

@@ -67,6 +67,17 @@ class EvalRun:
                 cell[1] += 1
         return {category: (cell[0], cell[1]) for category, cell in sorted(found.items())}
 
+    def languages(self) -> dict[str, Counts]:
+        """Counts added up per language, for fixtures whose ground truth names one (``source.language``, as
+        imported benchmarks write it); empty when none does."""
+        groups: dict[str, list[Counts]] = {}
+        for result in self.results:
+            source = (result.fixture.truth.model_extra or {}).get("source")
+            language = source.get("language") if isinstance(source, dict) else None
+            if isinstance(language, str) and language.strip():
+                groups.setdefault(language.strip(), []).append(result.counts)
+        return {language: sum_counts(parts) for language, parts in sorted(groups.items())}
+
     def overall(self) -> Counts:
         return sum_counts(r.counts for r in self.results)
 

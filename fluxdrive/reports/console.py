@@ -32,11 +32,22 @@ def _finding_line(finding: Finding, width: int | None = None, of: int = 0) -> st
     warning = " [single agent]" if finding.convergence <= 1 and finding.severity in ("P0", "P1") else ""
     warning += " [ungrounded]" if finding.not_grounded else ""
     warning += " [not confirmed]" if finding.not_confirmed else ""
+    warning += _measured_mark(finding)
     where = f" {finding.location}" if finding.location else ""
     prefix = f"  {finding.id:<6} {ratio(finding, of):>5}{warning} "
     room = TITLE_WIDTH if width is None else max(MIN_TITLE, width - len(prefix) - len(where))
     title = finding.title if len(finding.title) <= room else finding.title[: room - 1] + "…"
     return f"{prefix}{title}{where}"
+
+
+def _measured_mark(finding: Finding) -> str:
+    """``[measured 18/20 right]`` when the confidence comes from judged findings (synthesis/measured.py), with
+    ``demoted`` when a low measured precision lowered the severity."""
+    measured = finding.measured
+    if measured is None:
+        return ""
+    demoted = f", demoted from {measured.demoted_from}" if measured.demoted_from else ""
+    return f" [measured {measured.right}/{measured.judged} right{demoted}]"
 
 
 def reviewers_line(result: Synthesis) -> str:

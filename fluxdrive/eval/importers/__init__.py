@@ -9,11 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from fluxdrive.errors import UsageError
-from fluxdrive.eval.importers import aacr
+from fluxdrive.eval.importers import aacr, ossf_cve
 from fluxdrive.eval.importers.base import Importer, Options, Summary
 
 IMPORTERS: dict[str, Importer] = {
     "aacr": aacr.IMPORTER,
+    "ossf-cve": ossf_cve.IMPORTER,
 }
 
 __all__ = ["IMPORTERS", "Importer", "Options", "Summary", "import_benchmark"]

@@ -66,13 +66,6 @@ def _load(source: Path) -> tuple[list[dict[str, Any]], str]:
     return prs, hashlib.sha256(data).hexdigest()
 
 
-def _repository(repos: Path, owner: str, name: str) -> Path:
-    for candidate in (repos / f"{owner}+{name}" / "repo", repos / f"{owner}+{name}"):
-        if candidate.is_dir() and not candidate.is_symlink():
-            return candidate
-    raise SkipError("upstream repository not in the repositories directory")
-
-
 def _pr_identity(pr: dict[str, Any]) -> tuple[str, str, str]:
     url = pr.get("githubPrUrl")
     parts = url.rstrip("/").split("/") if isinstance(url, str) else []
@@ -116,7 +109,7 @@ def _fixture(
     owner, name, number = _pr_identity(pr)
     language = str(pr.get("project_main_language") or "unknown")
     into, head = str(pr.get("source_commit") or ""), str(pr.get("target_commit") or "")
-    repo = _repository(repos, owner, name)
+    repo = mirror.find(repos, owner, name)
     if not mirror.has_commit(repo, head) or not mirror.has_commit(repo, into):
         raise SkipError("PR commit not in the repository mirror (unmerged or rewritten history)")
     base = mirror.merge_base(repo, into, head)

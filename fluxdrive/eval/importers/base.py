@@ -32,18 +32,26 @@ class Options:
 
 @dataclass(slots=True)
 class Summary:
-    """Counts an import prints: PRs seen and imported, comments imported, skips by reason."""
+    """Counts an import prints: cases (PRs, CVEs) seen and imported, their line-level truths (review comments,
+    weaknesses) imported, fixtures written (positive and clean), skips by reason."""
 
+    case: str = "PR"
+    truth: str = "comment"
     seen: int = 0
     imported: int = 0
     comments: int = 0
+    fixtures: int = 0
+    clean: int = 0
     skipped: Counter[str] = field(default_factory=Counter)
     skipped_comments: Counter[str] = field(default_factory=Counter)
 
     def lines(self) -> list[str]:
-        out = [f"PRs seen: {self.seen}, imported: {self.imported}, comments imported: {self.comments}"]
-        out += [f"skipped PR ({n}): {reason}" for reason, n in sorted(self.skipped.items())]
-        out += [f"skipped comment ({n}): {reason}" for reason, n in sorted(self.skipped_comments.items())]
+        truths = self.truth + ("es" if self.truth.endswith("s") else "s")
+        out = [f"{self.case}s seen: {self.seen}, imported: {self.imported}, {truths} imported: {self.comments}"]
+        if self.fixtures or self.clean:
+            out.append(f"fixtures written: {self.fixtures} positive, {self.clean} clean")
+        out += [f"skipped {self.case} ({n}): {reason}" for reason, n in sorted(self.skipped.items())]
+        out += [f"skipped {self.truth} ({n}): {reason}" for reason, n in sorted(self.skipped_comments.items())]
         return out
 
 

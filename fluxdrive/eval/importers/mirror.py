@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fluxdrive.core.git import TIMEOUT_S, command
+from fluxdrive.eval.importers.base import SkipError
 
 _DIFF = ("--no-color", "--no-ext-diff", "--no-textconv", "--no-renames")
 _REGULAR = ("100644", "100755")
@@ -23,6 +24,14 @@ class Changed:
 
     path: str
     text: bool
+
+
+def find(repos: Path, owner: str, name: str) -> Path:
+    """The repository ``owner/name`` under ``repos`` (``owner+name/repo`` as a fetch leaves it, or ``owner+name``)."""
+    for candidate in (repos / f"{owner}+{name}" / "repo", repos / f"{owner}+{name}"):
+        if candidate.is_dir() and not candidate.is_symlink():
+            return candidate
+    raise SkipError("upstream repository not in the repositories directory")
 
 
 def _git(repo: Path, *args: str, stdin: bytes | None = None) -> bytes | None:
