@@ -217,12 +217,23 @@ def baseline(
 
 @app.command("import")
 def import_benchmark(
-    benchmark: Annotated[str, typer.Argument(metavar="FORMAT", help="The benchmark's format: aacr (AACR-Bench).")],
-    source: Annotated[Path, typer.Argument(help="The benchmark's data (aacr: the dir with positive_samples.json).")],
+    benchmark: Annotated[
+        str,
+        typer.Argument(
+            metavar="FORMAT", help="The benchmark's format: aacr (AACR-Bench), ossf-cve (OpenSSF CVE Benchmark)."
+        ),
+    ],
+    source: Annotated[
+        Path,
+        typer.Argument(help="The benchmark's data (aacr: the dir with positive_samples.json; ossf-cve: its checkout)."),
+    ],
     directory: Annotated[Path, typer.Argument(help="Where the fixtures are written (existing ones are kept).")],
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Import at most N PRs (dataset order).")] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Import at most N cases, PRs or CVEs (dataset order).")
+    ] = None,
     language: Annotated[
-        str | None, typer.Option("--language", metavar="L", help="Only PRs whose main language is L (Go, C++...).")
+        str | None,
+        typer.Option("--language", metavar="L", help="Only cases whose language is L (Go, C++, TypeScript...)."),
     ] = None,
     repos: Annotated[
         Path | None,

@@ -36,6 +36,19 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="allow", str_strip_whitespace=True)
 
 
+def safe_relative(path: str) -> bool:
+    """Whether a path named by benchmark data or a repository stays inside a fixture: relative, no ``..``, no
+    ``.git``, no backslash, no control bytes."""
+    parts = path.split("/")
+    return (
+        bool(path)
+        and not path.startswith("/")
+        and "\\" not in path
+        and not any(ord(ch) < 32 for ch in path)
+        and all(part not in ("", ".", "..", ".git") for part in parts)
+    )
+
+
 def _location(value: str) -> str:
     return check(value)
 

@@ -30,18 +30,13 @@ never overwritten (it is counted as skipped).
 from __future__ import annotations
 
 import hashlib
-import os
-import shutil
-import tempfile
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fluxdrive.core.atomic import atomic_write_bytes, atomic_write_json, fsync_directory
-from fluxdrive.core.confine import confine
 from fluxdrive.errors import UsageError
-from fluxdrive.eval.fixture import GROUND_TRUTH
+from fluxdrive.eval.importers.base import write_fixture
 from fluxdrive.eval.mine_szz import (
     SECURITY_WORDS,
     Blamed,
@@ -146,28 +141,12 @@ class _Miner:
         return base, patch
 
     def write(self, fixture_id: str, base: dict[str, bytes], patch: bytes, truth: dict[str, object]) -> bool:
-        """Build the fixture under a temporary name and rename it into place; False when it already exists
-        (a rerun into the same OUT keeps what is there and still counts it towards the clean sample)."""
-        final = self.out / fixture_id
-        if final.exists() or final.is_symlink():
-            self.summary.skipped["already in OUT (never overwritten)"] += 1
-            return False
-        temporary = Path(tempfile.mkdtemp(prefix=f".{fixture_id}.", dir=self.out))
-        try:
-            (temporary / "base").mkdir()
-            for path, data in base.items():
-                target = temporary / "base" / path
-                target.parent.mkdir(parents=True, exist_ok=True)
-                confine(target.parent, temporary / "base", "fixture file")
-                atomic_write_bytes(target, data)
-            atomic_write_bytes(temporary / "change.patch", patch)
-            atomic_write_json(temporary / GROUND_TRUTH, truth)
-            os.rename(temporary, final)
-        except BaseException:
-            shutil.rmtree(temporary, ignore_errors=True)
-            raise
-        fsync_directory(self.out)
-        return True
+        """Write the fixture whole (:func:`~fluxdrive.eval.importers.base.write_fixture`); False when it already
+        exists (a rerun into the same OUT keeps what is there and still counts it towards the clean sample)."""
+        if write_fixture(self.out, fixture_id, base, patch.decode("utf-8"), truth):
+            return True
+        self.summary.skipped["already in OUT (never overwritten)"] += 1
+        return False
 
 
 def _truth(

@@ -12,7 +12,7 @@ The repository is untrusted input: every git command goes through
 :func:`fluxdrive.core.git.command` (hooks, fsmonitor, textconv, filter and
 diff drivers off), paths come only from git's ``-z`` output and are used as
 literal pathspecs, and a path that could leave a fixture directory is refused
-(:func:`safe_path`).
+(:func:`~fluxdrive.eval.fixture.safe_relative`).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 
 from fluxdrive.core import git
 from fluxdrive.errors import InputError
+from fluxdrive.eval.fixture import safe_relative
 
 # What makes a commit a bug fix (case-insensitive, whole words): one of FIX_WORDS in its subject line, or a link
 # to the issue it fixes ("Fixes #12") or git's revert line in its body. Only the subject is searched for words:
@@ -102,17 +103,6 @@ def severity(subject: str) -> str:
     if P0_WORDS.search(subject):
         return "P0"
     return "P2" if P2_WORDS.search(subject) else "P1"
-
-
-def safe_path(path: str) -> bool:
-    """A relative path that stays inside the directory it is joined to (no ``..``, no ``.git``, no control bytes)."""
-    parts = PurePosixPath(path).parts
-    return (
-        bool(parts)
-        and not path.startswith("/")
-        and not any(p in ("..", ".", ".git") for p in parts)
-        and not any(ord(ch) < 32 for ch in path)
-    )
 
 
 def is_code(path: str) -> bool:
@@ -262,7 +252,7 @@ class Repository:
         sha, orig, name, boundary = "", 0, "", False
         for raw in out.decode("utf-8", "replace").split("\n"):
             if raw.startswith("\t"):
-                if sha and not boundary and safe_path(name):
+                if sha and not boundary and safe_relative(name):
                     into.add(sha, name, orig)
                 sha, boundary = "", False
                 continue
@@ -302,7 +292,7 @@ def code_files(repo: Repository, parent: str, sha: str, max_files: int) -> tuple
     source = [p for p in code if not is_test(p)]
     if not source:
         return [], "test-only"
-    if not all(safe_path(p) for p in source):
+    if not all(safe_relative(p) for p in source):
         return [], "a path that could leave the fixture directory"
     if len(source) > max_files:
         return [], f"more than {max_files} code files (--max-files)"

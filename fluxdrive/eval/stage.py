@@ -81,7 +81,7 @@ def stage(fixture: Fixture, scratch: Path) -> tuple[str, Path, str | None]:
     work = scratch / "base"
     shutil.copytree(root / "base", work, symlinks=True)
     _check_tree(work, scratch)
-    patch = (root / "change.patch").read_text(encoding="utf-8")
+    patch = (root / "change.patch").read_bytes().decode("utf-8")  # not read_text: CRLF lines must stay CRLF
     git = shutil.which("git")
     if git is None:
         raise UsageError("git is not installed: a diff fixture's patch is applied with git apply")

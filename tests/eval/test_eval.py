@@ -345,3 +345,25 @@ def test_repeat_shows_the_spread_of_a_model_that_varies(tmp_path: Path, monkeypa
     assert "over 3 runs (min/median/max): recall 0/0/100%" in result.out, result.out
     repeats = json.loads((tmp_path / "runs.json").read_text(encoding="utf-8"))["repeats"]
     assert [r["recall"] for r in repeats] == [1.0, 0.0, 0.0]
+
+
+def test_a_diff_fixture_with_crlf_lines_stages(tmp_path: Path) -> None:
+    """Windows line endings in base/ and in change.patch (real repositories have them) survive staging."""
+    from fluxdrive.eval.stage import stage
+
+    fixture = tmp_path / "crlf"
+    (fixture / "base").mkdir(parents=True)
+    (fixture / "base" / "app.js").write_bytes(b"var a = 1;\r\nvar b = 2;\r\n")
+    patch = (
+        b"diff --git a/app.js b/app.js\n--- a/app.js\n+++ b/app.js\n@@ -1,2 +1,2 @@\n"
+        b" var a = 1;\r\n-var b = 2;\r\n+var b = eval(a);\r\n"
+    )
+    (fixture / "change.patch").write_bytes(patch)
+    (fixture / "ground-truth.json").write_text(
+        json.dumps({"fixture_id": "crlf", "agent_type": "any", "findings": []}), encoding="utf-8"
+    )
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    _target, work, staged = stage(load_fixture(fixture), scratch)
+    assert (work / "app.js").read_bytes() == b"var a = 1;\r\nvar b = eval(a);\r\n"
+    assert staged is not None and "\r\n" in staged

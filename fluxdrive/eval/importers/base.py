@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from fluxdrive.core.atomic import atomic_write_bytes, atomic_write_json, fsync_directory
-from fluxdrive.eval.fixture import GROUND_TRUTH
+from fluxdrive.eval.fixture import GROUND_TRUTH, safe_relative
+
+__all__ = ["safe_relative"]  # re-exported: every importer checks the paths its data names
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,18 +75,6 @@ _UNSAFE = re.compile(r"[^a-z0-9]+")
 def slug(*parts: str) -> str:
     """A fixture id from ``parts``: lower-case words joined by dashes (stable, filesystem-safe)."""
     return "-".join(p for p in (_UNSAFE.sub("-", part.lower()).strip("-") for part in parts) if p)
-
-
-def safe_relative(path: str) -> bool:
-    """Whether a path named by benchmark data stays inside a fixture: relative, no ``..``, no ``.git``."""
-    parts = path.split("/")
-    return (
-        bool(path)
-        and not path.startswith("/")
-        and "\\" not in path
-        and "\0" not in path
-        and all(part not in ("", ".", "..", ".git") for part in parts)
-    )
 
 
 def write_fixture(out: Path, fixture_id: str, base: dict[str, bytes], patch: str, truth: dict[str, Any]) -> bool:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,35 +49,67 @@ MAX_FIX_FILES = 10
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's id of the empty tree: the first commit's "parent"
 _TYPESCRIPT = (".ts", ".tsx", ".mts", ".cts")
 
-# CWE -> the category a finding of that kind names (its words are matched against a finding's title and rule
-# ids); in this order of preference, so CWE-79 wins over its usual companion CWE-116 (improper encoding).
+# The category of a weakness, from the benchmark's explanation (mostly CodeQL query names: "Prototype-polluting
+# function", "Uncontrolled data used in path expression"), first match wins; with the CWEs that name that kind.
+# The explanation comes first because the records' CWE lists are broad (a prototype pollution is filed under
+# CWE-78, -79, -94, -400 and -915 alike); a category's words are matched against a finding's title and rule ids.
+KINDS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), category, cwes)
+    for pattern, category, cwes in (
+        (r"prototype|__proto__|property injection", "prototype-pollution", ("CWE-1321", "CWE-915", "CWE-471")),
+        (r"regular expression injection", "regex-injection", ("CWE-730",)),
+        (r"regular expression|redos", "redos-regex", ("CWE-1333", "CWE-730", "CWE-400")),
+        (
+            r"cross-site scripting|xss|as html|html (attribute|tag|sanitization)|jquery plugin|javascript: ?ur|css|"
+            r"style sheets",
+            "xss",
+            ("CWE-79", "CWE-80"),
+        ),
+        (r"shell command|command line|command injection", "command-injection", ("CWE-78", "CWE-88")),
+        (
+            r"code (injection|execution|sanitization)|sandbox escape|\brce\b|dynamic method",
+            "code-injection",
+            ("CWE-94", "CWE-95"),
+        ),
+        (
+            r"path (expression|injection|sanitization)|zip slip|directory containment",
+            "path-traversal",
+            ("CWE-22", "CWE-23", "CWE-36", "CWE-73"),
+        ),
+        (r"database query|\bsql\b", "sql-injection", ("CWE-89",)),
+        (r"url redirect", "open-redirect", ("CWE-601",)),
+        (r"network request|untrusted host", "ssrf", ("CWE-918",)),
+        (r"csrf", "csrf", ("CWE-352",)),
+        (r"certificate validation|insecure connection", "insecure-transport", ("CWE-295", "CWE-319")),
+        (r"random", "insecure-randomness", ("CWE-330", "CWE-338")),
+        (r"sensitive|private files|clear-text", "sensitive-data-exposure", ("CWE-200", "CWE-312", "CWE-532")),
+        (
+            r"url scheme|escaping|encoding|sanitiz|substring with itself",
+            "incomplete-sanitization",
+            ("CWE-116", "CWE-20"),
+        ),
+        (
+            r"resource exhaustion|denial of service|server crash|unclosed stream",
+            "denial-of-service",
+            ("CWE-400", "CWE-730"),
+        ),
+    )
+)
+# When the explanation names no kind: the record's CWEs, most specific first.
 CATEGORIES = {
     "CWE-89": "sql-injection",
     "CWE-78": "command-injection",
-    "CWE-88": "command-injection",
     "CWE-94": "code-injection",
-    "CWE-95": "code-injection",
     "CWE-79": "xss",
-    "CWE-80": "xss",
-    "CWE-915": "prototype-pollution",
     "CWE-1321": "prototype-pollution",
-    "CWE-471": "prototype-pollution",
+    "CWE-915": "prototype-pollution",
     "CWE-22": "path-traversal",
-    "CWE-23": "path-traversal",
-    "CWE-36": "path-traversal",
-    "CWE-73": "path-traversal",
-    "CWE-1333": "redos-regex",
-    "CWE-730": "redos-regex",
-    "CWE-400": "redos-regex",
     "CWE-601": "open-redirect",
     "CWE-918": "ssrf",
-    "CWE-611": "xxe",
-    "CWE-502": "unsafe-deserialization",
-    "CWE-1236": "csv-injection",
-    "CWE-352": "csrf",
-    "CWE-116": "output-encoding",
-    "CWE-74": "injection",
-    "CWE-77": "injection",
+    "CWE-1333": "redos-regex",
+    "CWE-730": "redos-regex",
+    "CWE-400": "denial-of-service",
+    "CWE-116": "incomplete-sanitization",
 }
 
 
@@ -103,9 +136,12 @@ class Cve:
     def language(self) -> str:
         return "TypeScript" if any(w.path.endswith(_TYPESCRIPT) for w in self.weaknesses) else "JavaScript"
 
-    @property
-    def kind(self) -> tuple[str, str | None]:
-        """(category, the CWE it came from): the most specific known CWE of the record."""
+    def kind(self, weakness: Weakness) -> tuple[str, str | None]:
+        """(category, CWE) of ``weakness``: from its explanation (:data:`KINDS`; the CWE only when the record
+        lists one of that kind), else from the record's CWEs, else ``security`` (which any finding's kind fits)."""
+        for pattern, category, cwes in KINDS:
+            if pattern.search(weakness.explanation):
+                return category, next((cwe for cwe in cwes if cwe in self.cwes), None)
         for cwe, category in CATEGORIES.items():
             if cwe in self.cwes:
                 return category, cwe
@@ -235,7 +271,7 @@ def _change(repo: Repository, parent: str, head: str, paths: list[str]) -> tuple
 
 
 def _finding(path: str, line: int, cve: Cve, weakness: Weakness) -> dict[str, Any]:
-    category, cwe = cve.kind
+    category, cwe = cve.kind(weakness)
     said = weakness.explanation or "vulnerable code"
     finding: dict[str, Any] = {
         "severity": "P1",
