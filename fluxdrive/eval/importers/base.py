@@ -46,6 +46,7 @@ class Summary:
     clean: int = 0
     skipped: Counter[str] = field(default_factory=Counter)
     skipped_comments: Counter[str] = field(default_factory=Counter)
+    skipped_clean: Counter[str] = field(default_factory=Counter)  # cases that gave no clean-change fixture
 
     def lines(self) -> list[str]:
         truths = self.truth + ("es" if self.truth.endswith("s") else "s")
@@ -54,6 +55,7 @@ class Summary:
             out.append(f"fixtures written: {self.fixtures} positive, {self.clean} clean")
         out += [f"skipped {self.case} ({n}): {reason}" for reason, n in sorted(self.skipped.items())]
         out += [f"skipped {self.truth} ({n}): {reason}" for reason, n in sorted(self.skipped_comments.items())]
+        out += [f"no clean change ({n}): {reason}" for reason, n in sorted(self.skipped_clean.items())]
         return out
 
 

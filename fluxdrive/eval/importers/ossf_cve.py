@@ -172,6 +172,7 @@ def _record(name: str, record: object) -> Cve:
             continue
         path, line = location.get("file"), location.get("line")
         if isinstance(path, str) and isinstance(line, int) and not isinstance(line, bool):
+            path = path.removeprefix("/")  # a path written from the repository's root ("/index.js") is relative to it
             weaknesses.append(Weakness(path, line, str(item.get("explanation") or "").strip()))
     cwes = tuple(c for c in (_cwe(v) for v in record.get("CWEs") or []) if c)
     return Cve(
@@ -369,10 +370,10 @@ class _Run:
                 raise SkipError("a weakness of the benchmark was blamed on the fix")
             paths, why = code_files(repo, cve.pre, cve.post, MAX_FIX_FILES)
             if why:
-                raise SkipError(why)
+                raise SkipError(why.removesuffix(" (--max-files)"))
             base, patch = _change(repo, cve.pre, cve.post, paths)
         except SkipError as why:
-            self.summary.skipped[f"fix as a clean change: {why}"] += 1
+            self.summary.skipped_clean[str(why)] += 1
             return
         fixture_id = slug("ossf", cve.id, "fix")
         truth = {
