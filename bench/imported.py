@@ -152,7 +152,9 @@ def run_semgrep_once(cases: dict[str, Case], root: Path, command: str, cache: Pa
     for item in run.items:
         if str((item.get("extra") or {}).get("severity", "")) not in FLAGGING["semgrep"]:
             continue
-        top, _, path = str(item.get("path", "")).removeprefix("./").partition("/")
+        named = Path(str(item.get("path", "")))
+        relative = named.relative_to(root) if named.is_absolute() and named.is_relative_to(root) else named
+        top, _, path = relative.as_posix().removeprefix("./").partition("/")
         case = cases.get(top)
         if case is None:
             continue

@@ -12,6 +12,7 @@ depends on the agents' timing (:func:`comparable`), nothing else.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
@@ -50,17 +51,28 @@ def run_example(args: str, root: Path) -> str:
     committed files of the paths the command names, so the project root is
     the repository's, as it is for a user (a review writes its run directory
     and domain cache into the project: never into this checkout), and
-    nothing a user's earlier run left in a fixture changes what it prints.
+    nothing a user's earlier run left in a fixture changes what it prints;
+    and as on a fresh machine: its own empty config and data directories and
+    no ``FLUXDRIVE_*`` variable, so neither the caller's settings nor the
+    precision their history measured (feedback, eval runs) shows in it.
     """
     exe = Path(sys.executable).parent / "fluxdrive"
     words = shlex.split(args)
-    with tempfile.TemporaryDirectory(prefix="fluxdrive-example-") as scratch:
+    with (
+        tempfile.TemporaryDirectory(prefix="fluxdrive-example-") as scratch,
+        tempfile.TemporaryDirectory(prefix="fluxdrive-example-home-") as fresh,
+    ):
         subprocess.run([shutil.which("git") or "git", "init", "-q"], cwd=scratch, check=True, capture_output=True)
         for word in dict.fromkeys(words):
             source = root / word
             if not word.startswith("-") and source.is_dir() and source.resolve().is_relative_to(root.resolve()):
                 clean_copy(source, Path(scratch) / word)
-        done = subprocess.run([str(exe), *words], cwd=scratch, capture_output=True, text=True, timeout=600, check=False)
+        home = Path(fresh)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("FLUXDRIVE_")}
+        env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local/share"))
+        done = subprocess.run(
+            [str(exe), *words], cwd=scratch, env=env, capture_output=True, text=True, timeout=600, check=False
+        )
     return normalize(done.stdout)
 
 
