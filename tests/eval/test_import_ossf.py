@@ -100,11 +100,16 @@ def test_hostile_or_broken_records_are_counted_not_followed(tmp_path: Path) -> N
     (source / "CVEs" / "CVE-2099-0002.json").write_text(
         json.dumps({**record, "repository": "https://github.com/nobody/absent"}), encoding="utf-8"
     )
+    planted = tmp_path / "planted"
+    option = {**record, "prePatch": {**record["prePatch"], "commit": f"--output={planted}"}}
+    (source / "CVEs" / "CVE-2099-0003.json").write_text(json.dumps(option), encoding="utf-8")
     out = tmp_path / "fixtures"
     done = subprocess.run([*CLI, "import", "ossf-cve", str(source), str(out)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0] == "CVEs seen: 5, imported: 2, weaknesses imported: 2"
+    assert lines[0] == "CVEs seen: 6, imported: 2, weaknesses imported: 2"
+    assert "skipped CVE (1): a commit named by the data is not a commit id" in lines
+    assert not planted.exists(), "a commit id from the data reached git as an option"
     assert "skipped CVE (1): repository is not a github.com URL" in lines
     assert "skipped CVE (1): upstream repository not in the repositories directory" in lines
     assert "skipped CVE (1): no weakness could be traced to a change" in lines

@@ -25,7 +25,15 @@ from typing import Any
 from fluxdrive.core.confine import read_confined
 from fluxdrive.errors import InputError, UsageError
 from fluxdrive.eval.importers import mirror
-from fluxdrive.eval.importers.base import Options, SkipError, Summary, safe_relative, slug, write_fixture
+from fluxdrive.eval.importers.base import (
+    Options,
+    SkipError,
+    Summary,
+    commit_id,
+    safe_relative,
+    slug,
+    write_fixture,
+)
 
 DATASET = "positive_samples.json"
 MAX_DATASET_BYTES = 64 * 1024 * 1024
@@ -108,7 +116,7 @@ def _fixture(
 ) -> tuple[str, dict[str, bytes], str, dict[str, Any]]:
     owner, name, number = _pr_identity(pr)
     language = str(pr.get("project_main_language") or "unknown")
-    into, head = str(pr.get("source_commit") or ""), str(pr.get("target_commit") or "")
+    into, head = commit_id(pr.get("source_commit")), commit_id(pr.get("target_commit"))
     repo = mirror.find(repos, owner, name)
     if not mirror.has_commit(repo, head) or not mirror.has_commit(repo, into):
         raise SkipError("PR commit not in the repository mirror (unmerged or rewritten history)")

@@ -72,6 +72,16 @@ class SkipError(Exception):
 
 
 _UNSAFE = re.compile(r"[^a-z0-9]+")
+_COMMIT_ID = re.compile(r"^[0-9a-f]{7,64}$")
+
+
+def commit_id(value: object) -> str:
+    """A commit id named by benchmark data, checked to be hex before any git command sees it (a value such as
+    ``--output=FILE`` would otherwise reach git as an option); SkipError when it is not one."""
+    text = str(value or "").strip().lower()
+    if not _COMMIT_ID.match(text):
+        raise SkipError("a commit named by the data is not a commit id")
+    return text
 
 
 def slug(*parts: str) -> str:

@@ -37,7 +37,15 @@ from typing import Any
 from fluxdrive.core.confine import read_confined
 from fluxdrive.errors import InputError, UsageError
 from fluxdrive.eval.importers import mirror
-from fluxdrive.eval.importers.base import Options, SkipError, Summary, safe_relative, slug, write_fixture
+from fluxdrive.eval.importers.base import (
+    Options,
+    SkipError,
+    Summary,
+    commit_id,
+    safe_relative,
+    slug,
+    write_fixture,
+)
 from fluxdrive.eval.mine_szz import Blamed, Repository, code_files
 
 URL = "https://github.com/ossf-cve-benchmark/ossf-cve-benchmark"
@@ -179,8 +187,8 @@ def _record(name: str, record: object) -> Cve:
         id=str(record.get("CVE") or name.removesuffix(".json")),
         owner=parts[3],
         name=parts[4],
-        pre=str(pre.get("commit") or ""),
-        post=str(post.get("commit") or ""),
+        pre=commit_id(pre.get("commit")),
+        post=commit_id(post.get("commit")),
         weaknesses=tuple(weaknesses),
         cwes=cwes,
     )
@@ -360,7 +368,7 @@ class _Run:
     def fix(self, repo: Repository, cve: Cve, found: _Introduced) -> None:
         """The CVE's fix as a clean change, unless it is not one (see the module docstring)."""
         try:
-            if not cve.post or repo.run("cat-file", "-e", f"{cve.post}^{{commit}}") is None:
+            if repo.run("cat-file", "-e", f"{cve.post}^{{commit}}") is None:
                 raise SkipError("postPatch commit not in the repository mirror")
             listed = repo.run("rev-list", f"{cve.pre}..{cve.post}")
             commits = set(listed.decode("ascii", "replace").split()) if listed is not None else None
