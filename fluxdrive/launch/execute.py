@@ -39,6 +39,7 @@ from fluxdrive.launch.progress import Progress, Recorder
 from fluxdrive.launch.roles import floored_plan, record_floors
 from fluxdrive.launch.settings import ExpandChoice, ReviewSettings
 from fluxdrive.launch.stages import Launcher, LaunchRecord, ReviewDeps
+from fluxdrive.launch.validation import refuse_unusable_checkers
 from fluxdrive.reports.diff_filter import DEFAULT_MODE, DiffLines, FilterMode, apply_filter, check_mode
 from fluxdrive.runs.baseline import apply_baseline, current_branch, remember_reviewed
 from fluxdrive.runs.decisions import DecisionLog
@@ -109,6 +110,7 @@ def execute(plan: ReviewPlan, backend: Backend | None = None, interaction: Inter
     mode = expand_mode(plan.settings, talk.ask)
     verify(plan)
     plan, floors = floored_plan(plan)  # an agent below its role's model floor: a floor model, or refused here
+    refuse_unusable_checkers(plan)  # a checker whose key is missing: refused here, before anything is spent
     if backend is not None:
         plan.runtimes.use(backend)
     began = time.monotonic() - plan.seconds  # the run's clock starts when planning did

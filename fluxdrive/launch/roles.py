@@ -209,15 +209,19 @@ def apply_floors(
     return config.model_copy(update={"agents": overrides}), decided
 
 
-def floored_plan(plan: ReviewPlan) -> tuple[ReviewPlan, list[Floor]]:
-    """``plan`` with its llm agents floored (their notes added to the plan's), and the decisions to record."""
+def on_models(plan: ReviewPlan) -> dict[str, str | None]:
+    """The plan's agents that run on the llm runtime: name -> the model their definition names (if any)."""
     agents = plan.triage.roster.agents
-    on_models = {
+    return {
         a.name: agents[a.name].model
         for a in plan.triage.agents
         if a.stage in (1, 2, "pool") and plan.runtimes.name_for(agents[a.name], plan.config) == "llm"
     }
-    config, decided = apply_floors(on_models, plan.runtimes.model, plan.config)
+
+
+def floored_plan(plan: ReviewPlan) -> tuple[ReviewPlan, list[Floor]]:
+    """``plan`` with its llm agents floored (their notes added to the plan's), and the decisions to record."""
+    config, decided = apply_floors(on_models(plan), plan.runtimes.model, plan.config)
     if not decided:
         return plan, decided
     notes = (*plan.notes, *(d.note for d in decided))

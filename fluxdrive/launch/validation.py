@@ -30,8 +30,9 @@ from typing import Any
 from fluxdrive.config.model import Config
 from fluxdrive.core.atomic import atomic_write_text
 from fluxdrive.core.masking import scrub
-from fluxdrive.errors import FluxdriveError, ReviewError
-from fluxdrive.launch.roles import family_of
+from fluxdrive.errors import FluxdriveError, ReviewError, UsageError
+from fluxdrive.launch.plan import ReviewPlan
+from fluxdrive.launch.roles import chosen_model, family_of, on_models
 from fluxdrive.runs.decisions import DecisionLog
 from fluxdrive.runtimes.llm.spend import SpendMeter
 from fluxdrive.synthesis import Finding, synthesize
@@ -68,6 +69,28 @@ def checker_for(families: set[str], config: Config) -> str | None:
     chosen = config.validation.checker
     listed = [chosen[f] for f in sorted(families) if f in chosen] if isinstance(chosen, Mapping) else list(chosen)
     return next((c for c in listed if family_of(c) not in families), None)
+
+
+def refuse_unusable_checkers(plan: ReviewPlan) -> None:
+    """Before any agent runs: a checker this run would call that cannot be called (its key is not in the
+    environment, its provider is unknown) is one UsageError (exit 2), not a paid review whose every check
+    ends ``unclear``. The checkers are those :func:`checker_for` picks for the families of the models the
+    llm agents run on (after their floors)."""
+    from fluxdrive.runtimes.llm.models import parse_model
+
+    config = plan.config
+    if not config.validation.enabled:
+        return
+    chosen = [chosen_model(name, defined, plan.runtimes.model, config) for name, defined in on_models(plan).items()]
+    families = sorted({family_of(model) for model in chosen if model})
+    for checker in dict.fromkeys(c for c in (checker_for({family}, config) for family in families) if c):
+        try:
+            parse_model(checker)
+        except UsageError as error:
+            raise UsageError(
+                f"the checker model {checker} (validation.checker) cannot be called: {error.message}",
+                hint=error.hint or "or change validation.checker, or set validation.enabled = false",
+            ) from None
 
 
 def producers(finding: Finding, model_of: ModelOf) -> dict[str, str]:

@@ -197,3 +197,27 @@ def test_a_failed_check_is_unclear_with_a_note_not_a_crash(tmp_path: Path) -> No
     assert {c.status for c in done.checks} == {"unclear"} and done.model_calls == []
     assert any("failed (ConnectionError: connection refused): left unclear" in n for n in done.notes)
     assert len((out / "validation.jsonl").read_text().splitlines()) == 2
+
+
+def test_a_checker_whose_key_is_missing_is_refused_before_any_request(tmp_path: Path) -> None:
+    """The reviewers could run, but the checker's key is not in the environment: exit 2 before any model call,
+    not a paid review whose every check ends unclear."""
+    source = tmp_path / "source"
+    (source / "app").mkdir(parents=True)
+    (source / "app" / "prices.py").write_text(PRICES)
+    project = committed_copy(source, tmp_path / "project")
+    with pytest.MonkeyPatch.context() as patch, FakeProvider(default=Text(CLEAN)) as fake:
+        patch.setenv("OPENAI_BASE_URL", fake.base_url_openai)
+        patch.setenv("OPENAI_API_KEY", KEY)
+        patch.delenv("ANTHROPIC_API_KEY", raising=False)
+        refused = _review(project, tmp_path / "refused", "--model", "openai:gpt-4o")
+        assert refused.code == 2, refused.err
+        assert fake.requests == []
+        line = refused.err.strip().splitlines()[-1]
+        assert "claude-sonnet-4-6 (validation.checker) cannot be called" in line and "ANTHROPIC_API_KEY" in line
+        assert "Traceback" not in refused.err and KEY not in refused.err
+        allowed = _review(
+            project, tmp_path / "allowed", "--model", "openai:gpt-4o", "--set", "validation.enabled=false"
+        )
+        assert allowed.code == 0, allowed.err
+        assert fake.requests, "with validation off the review runs"
