@@ -126,6 +126,8 @@ def finding_comment(finding: PublishedFinding, *, extra_places: Iterable[str] = 
         lines += [text(finding.why), ""]
     if finding.measured:
         lines += [f"Measured {text(finding.measured)}", ""]
+    if finding.support:
+        lines += [text(finding.support[:1].upper() + finding.support[1:]), ""]
     if finding.fix:
         lines += [f"**Fix:** {text(finding.fix)}", ""]
     if suggestion:

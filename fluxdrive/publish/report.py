@@ -30,6 +30,7 @@ from fluxdrive.reports.findings_json import FindingOut, SuggestionOut
 from fluxdrive.runs.directory import RunDirectory
 from fluxdrive.synthesis.dedup import normalize_title
 from fluxdrive.synthesis.measured import Measured
+from fluxdrive.synthesis.model import Support
 from fluxdrive.synthesis.prose import issue_notes
 
 # path:12, path:12-14, path:L12-L14, path:12:5 (a column is dropped)
@@ -70,6 +71,9 @@ class PublishedFinding:
     not_grounded: str = ""  # why its places or quoted code are not in the reviewed input (synthesis/grounding.py)
     not_confirmed: str = ""  # why a checker model of another family rejected it (synthesis/validation.py)
     measured: str = ""  # where its confidence comes from, when measured (synthesis/measured.py)
+    support: str = (
+        ""  # analyzers and models behind it, when models were given analyzer evidence (synthesis/evidence.py)
+    )
 
     @property
     def place(self) -> Place | None:
@@ -168,7 +172,16 @@ def _finding(
         not_grounded=item.grounding.reason if item.grounding is not None and not item.grounding.grounded else "",
         not_confirmed=_not_confirmed(item),
         measured=_measured(item),
+        support=_support(item),
     )
+
+
+def _support(item: FindingOut) -> str:
+    """ "supported by fd-safety:py-sql-injection + openai:gpt-4o" ("" without analyzer evidence)."""
+    found = item.support
+    if found is None:
+        return ""
+    return Support(tuple(found.analyzers), tuple(found.models), tuple(found.refuted.items())).sentence
 
 
 def _measured(item: FindingOut) -> str:

@@ -68,9 +68,7 @@ def _supporters(finding: Finding) -> str:
     support = finding.support
     if support is None:
         return ""
-    names = [*support.analyzers, *support.models]
-    shown = " + ".join(names[:3]) + (f" + {len(names) - 3} more" if len(names) > 3 else "")
-    text = f" — supported by {_cell(shown) or 'nobody'}"
+    text = f" — supported by {_cell(support.named()) or 'nobody'}"
     if support.refuted and not support.models:
         model, reason = support.refuted[0]
         text += f" **[refuted by {_cell(model)}]** {_cell(reason)}"

@@ -139,6 +139,21 @@ class Support:
         """Independent supporters: each analyzer rule and each model counts once."""
         return len(self.analyzers) + len(self.models)
 
+    def named(self, most: int = 3) -> str:
+        """``fd-safety:py-sql-injection + openai:gpt-4o``: the first ``most`` supporters, then "+ N more"."""
+        names = [*self.analyzers, *self.models]
+        return " + ".join(names[:most]) + (f" + {len(names) - most} more" if len(names) > most else "")
+
+    @property
+    def sentence(self) -> str:
+        """Who supports it and, when no model does, the first model's refutation: the plain sentence PR comments
+        show ("supported by X + Y", "supported by X; refuted by M: reason")."""
+        said = f"supported by {self.named() or 'nobody'}"
+        if self.refuted and not self.models:
+            model, reason = self.refuted[0]
+            said += f"; refuted by {model}: {reason}"
+        return said
+
 
 @dataclass(frozen=True, slots=True)
 class Validation:

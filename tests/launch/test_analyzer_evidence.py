@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from fluxdrive.publish.render import finding_comment
+from fluxdrive.publish.report import load_run
 from fluxdrive.runs import decisions
 from tests.conftest import committed_copy, run_fluxdrive
 from tests.fakes.llm_server import FakeProvider, Text
@@ -127,3 +129,7 @@ def test_confirmed_and_refuted_candidates_land_in_one_ranked_list(run: dict[str,
     summary = (run["out"] / "summary.md").read_text()
     assert f"supported by {SQL} + openai:gpt-4o" in summary
     assert f"**[refuted by openai:gpt-4o]** {REFUTATION}" in summary
+
+    published = {f.id: f for f in load_run(run["out"]).findings}  # the PR/MR comment says the same
+    assert f"Supported by {SQL} + openai:gpt-4o" in finding_comment(published[sql["id"]])
+    assert f"refuted by openai:gpt-4o: {REFUTATION}" in finding_comment(published[xss["id"]])
