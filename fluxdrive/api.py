@@ -21,11 +21,11 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fluxdrive.config.model import Config
 from fluxdrive.core.interrupt import Interrupt
-from fluxdrive.errors import ReviewError, UsageError
+from fluxdrive.errors import FluxdriveError, ReviewError, UsageError
 from fluxdrive.launch.execute import Interaction, ReviewRun, execute, expand_mode, reject
 from fluxdrive.launch.plan import Ask, ReviewPlan, TargetArg, plan_review
 from fluxdrive.launch.progress import Progress
@@ -34,6 +34,9 @@ from fluxdrive.runtimes import Backend, Runtime
 from fluxdrive.scale.backend import connect_backend
 from fluxdrive.synthesis import Synthesis
 from fluxdrive.triage.gate import Decision, run_gate
+
+if TYPE_CHECKING:
+    from fluxdrive.reports.diff_filter import FilterMode
 
 __all__ = [
     "Interaction",
@@ -99,19 +102,47 @@ def run(
 
 def synthesize_run(output_dir: Path) -> tuple[Synthesis, list[Path], Config]:
     """Synthesize (again) the agent reports in a run's directory under its project's config, and write the
-    reports (``fluxdrive synthesize``, the MCP tool): the synthesis, the files written, the config used."""
+    reports (``fluxdrive synthesize``, the MCP tool): the synthesis, the files written, the config used.
+
+    The findings are finished as the review finished them: a diff review's ``--filter`` (recorded in the
+    findings.json being replaced, applied to the run's ``input.diff``) and the suggested fixes, so a
+    re-synthesis neither brings back what the filter left out nor loses what ``fluxdrive fix`` applies."""
     from fluxdrive.config import load_config
     from fluxdrive.core.masking import known_secrets
     from fluxdrive.core.project import find_project_root
     from fluxdrive.core.secret_values import collect as collect_secrets
+    from fluxdrive.fixes import attach_suggestions
     from fluxdrive.reports import write_reports
+    from fluxdrive.reports.diff_filter import DiffLines, apply_filter
     from fluxdrive.synthesis import synthesize
 
     root = find_project_root(output_dir)
     config = load_config(root).config
+    recorded = _recorded_filter(Path(output_dir))
     with known_secrets(collect_secrets(root)):  # the project's secret values, masked in every report
         result = synthesize(output_dir, config)
+        if recorded is not None:
+            mode, diff = recorded
+            result = apply_filter(result, DiffLines.from_diff(diff), mode)
+        result = attach_suggestions(result, root)
         return result, write_reports(result), config
+
+
+def _recorded_filter(output_dir: Path) -> tuple[FilterMode, str] | None:
+    """The ``--filter`` mode a diff review recorded in its findings.json and the diff it reviewed
+    (``input.diff``); None when the run has neither (a first synthesis, a review of files)."""
+    from fluxdrive.core.paths import read_regular
+    from fluxdrive.reports.diff_filter import check_mode
+    from fluxdrive.runs.directory import RunDirectory
+
+    try:
+        recorded = RunDirectory(output_dir).findings().line_filter
+        if recorded is None:
+            return None
+        diff = read_regular(output_dir / "input.diff", "the reviewed diff", follow=False).decode("utf-8")
+        return check_mode(recorded.mode), diff
+    except (FluxdriveError, OSError, UnicodeDecodeError):
+        return None
 
 
 @dataclass

@@ -181,3 +181,26 @@ def test_ruffs_display_only_fixes_are_named_as_ruff_documents_them_and_never_sug
     assert fix_lines(item, ["import os\n", "x = 1\n"]) == (1, 1, (), "display-only")
     item["fix"]["applicability"] = "Safe"
     assert fix_lines(item, ["import os\n", "x = 1\n"])[3] == "safe"  # type: ignore[index]
+
+
+def test_synthesizing_a_diff_run_again_keeps_its_filter_and_its_suggested_fixes(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = project / "runs" / "diff"  # inside the project: a re-synthesis reads the project it belongs to
+    monkeypatch.chdir(project)
+    assert main(["review", "--diff", "main", "--filter", "added", "--yes", "--quiet", "--output-dir", str(run)]) in (
+        0,
+        1,
+    )
+    before = json.loads((run / "findings.json").read_text())
+    assert before["line_filter"]["mode"] == "added"
+    assert any(f["suggestions"] for f in before["findings"])
+    assert main(["synthesize", str(run), "--fail-on", "never"]) == 0
+    after = json.loads((run / "findings.json").read_text())
+    assert after["line_filter"] == before["line_filter"]
+    assert [(f["id"], f["location"], f["suggestions"]) for f in after["findings"]] == [
+        (f["id"], f["location"], f["suggestions"]) for f in before["findings"]
+    ]
+    assert after["verdict"] == before["verdict"]
+    capsys.readouterr()
+    assert main(["fix", str(run)]) == 0 and "-import os\n" in capsys.readouterr().out
