@@ -30,6 +30,7 @@ from fluxdrive.eval.importers.base import (
     SkipError,
     Summary,
     commit_id,
+    line_count,
     safe_relative,
     slug,
     write_fixture,
@@ -136,7 +137,7 @@ def _fixture(
         if before is not None:
             base_files[path] = before
         if after is not None and (before is not None or path in text):
-            head_lines[path] = after.count(b"\n") + (0 if after.endswith(b"\n") or not after else 1)
+            head_lines[path] = line_count(after)
     if sum(len(data) for data in base_files.values()) > MAX_BASE_BYTES:
         raise SkipError(f"base files larger than {MAX_BASE_BYTES // (1024 * 1024)} MB")
     patch = mirror.diff(repo, base, head, text) if text else None

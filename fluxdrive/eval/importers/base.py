@@ -89,6 +89,11 @@ def slug(*parts: str) -> str:
     return "-".join(p for p in (_UNSAFE.sub("-", part.lower()).strip("-") for part in parts) if p)
 
 
+def line_count(data: bytes) -> int:
+    """How many lines ``data`` has (a last line without a newline counts)."""
+    return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+
+
 def write_fixture(out: Path, fixture_id: str, base: dict[str, bytes], patch: str, truth: dict[str, Any]) -> bool:
     """Write fixture ``out/fixture_id`` (base/ files, change.patch, ground-truth.json) all at once.
 

@@ -42,6 +42,7 @@ from fluxdrive.eval.importers.base import (
     SkipError,
     Summary,
     commit_id,
+    line_count,
     safe_relative,
     slug,
     write_fixture,
@@ -230,10 +231,6 @@ class _Introduced:
                     self.lines.setdefault(sha, {}).setdefault(path, {}).setdefault(number, []).append((cve, weakness))
 
 
-def _line_count(data: bytes) -> int:
-    return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
-
-
 def _locate(repo: Repository, cve: Cve, found: _Introduced, dropped: Counter[str]) -> bool:
     """Blame each weakness of ``cve`` at its prePatch commit into ``found``; True when at least one was traced."""
     traced = False
@@ -245,7 +242,7 @@ def _locate(repo: Repository, cve: Cve, found: _Introduced, dropped: Counter[str
         if data is None:
             dropped[f"file {why}" if why else "file not in the prePatch commit"] += 1
             continue
-        if weakness.line > _line_count(data):
+        if weakness.line > line_count(data):
             dropped["line past the end of the file"] += 1
             continue
         blamed = Blamed()
@@ -368,7 +365,7 @@ class _Run:
     def fix(self, repo: Repository, cve: Cve, found: _Introduced) -> None:
         """The CVE's fix as a clean change, unless it is not one (see the module docstring)."""
         try:
-            if repo.run("cat-file", "-e", f"{cve.post}^{{commit}}") is None:
+            if not mirror.has_commit(repo, cve.post):
                 raise SkipError("postPatch commit not in the repository mirror")
             listed = repo.run("rev-list", f"{cve.pre}..{cve.post}")
             commits = set(listed.decode("ascii", "replace").split()) if listed is not None else None
@@ -433,16 +430,16 @@ class OssfCveImporter:
             by_repository.setdefault((cve.owner, cve.name), []).append(cve)
         for (owner, name), cves in sorted(by_repository.items()):
             try:
-                repo = Repository(mirror.find(repos, owner, name))
-            except (SkipError, InputError):
-                summary.skipped["upstream repository not in the repositories directory"] += len(cves)
+                repo = mirror.find(repos, owner, name)
+            except SkipError as why:
+                summary.skipped[str(why)] += len(cves)
                 continue
             found = _Introduced()
             located = []
             for cve in cves:
                 if not cve.weaknesses:
                     summary.skipped["no weakness with a file and line"] += 1
-                elif repo.run("cat-file", "-e", f"{cve.pre}^{{commit}}") is None:
+                elif not mirror.has_commit(repo, cve.pre):
                     summary.skipped["prePatch commit not in the repository mirror"] += 1
                 elif not _locate(repo, cve, found, summary.skipped_comments):
                     summary.skipped["no weakness could be traced to a change"] += 1
